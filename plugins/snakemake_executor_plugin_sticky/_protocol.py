@@ -1,0 +1,96 @@
+"""Messages between the sticky manager (in the Snakemake process) and its workers.
+
+Transport: :mod:`multiprocessing.connection` over TCP, bound to loopback by default. Every
+connection first passes the stdlib HMAC challenge with a per-run random secret in both
+directions, so only processes holding the secret can talk; a peer without it is refused and
+logged before any message is unpickled. Messages are the dataclasses below, pickled.
+
+::
+
+    worker                                   manager
+      |---- connect + HMAC challenge ----------->|   (refused without the run secret)
+      |---- Hello(worker_id, pid, host, ver) --->|   version checked
+      |<--- Invoke(invocation 1, template T) ----|   routed: workers holding T first
+      |     (builds T once: StateBuilt/Failed) ->|
+      |---- InvocationDone(1, ok|error) -------->|   pushed, not polled
+      |---- Heartbeat (every second) ----------->|   silence past the timeout = lost
+      |<--- Stop --------------------------------|   teardown, exit
+"""
+
+import socket
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Hello:
+    """First message of a worker: who it is, and which protocol it speaks."""
+
+    worker_id: str
+    pid: int
+    host: str = field(default_factory=socket.gethostname)
+    protocol_version: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """Sent by a worker's heartbeat thread every ``interval`` seconds."""
+
+
+@dataclass(frozen=True)
+class Invoke:
+    """Run one invocation (one Snakemake job's ``script:``) against a template's state."""
+
+    invocation_id: int
+    template: str
+    templates_file: str
+    script_path: str
+    script_source: str
+    scriptdir: Optional[str]
+    snakemake: Any
+    """The job's ``snakemake.script.Snakemake`` object, as a ``script:`` preamble builds it."""
+    repeats: int = 1
+
+
+@dataclass(frozen=True)
+class StateBuilt:
+    """A worker finished building a template's state."""
+
+    template: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StateFailed:
+    """A template raised while building; the traceback is the template's own."""
+
+    template: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class InvocationDone:
+    """The outcome of one :class:`Invoke`."""
+
+    invocation_id: int
+    ok: bool
+    error: Optional[str] = None
+    seconds: list[float] = field(default_factory=list)
+    """Wall seconds of each benchmark repeat."""
+    cpu_seconds: list[float] = field(default_factory=list)
+    max_rss_mb: Optional[float] = None
+    template_failed: bool = False
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Ask a worker to tear its states down and exit."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Sent instead of work when the manager will not use a worker (e.g. version mismatch)."""
+
+    reason: str

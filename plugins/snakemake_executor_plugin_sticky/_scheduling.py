@@ -1,0 +1,246 @@
+"""Routing of invocations to sticky workers, as a pure state machine.
+
+Every method takes an event (an invocation arrived, a worker connected, finished, died, time
+passed) and returns the instructions the manager must carry out. Nothing here does I/O, so the
+policy is tested by feeding events and comparing instruction lists.
+
+Policy, in order, for each queued invocation (oldest first, requeued ones at the front):
+
+1. an idle worker that already holds the invocation's template (affinity: no build);
+2. an idle worker that holds no state yet (it was started for this demand);
+3. an idle worker holding other templates, if no live worker holds this template, or if the
+   invocation has waited ``steal_after`` seconds for a holder to free up;
+4. otherwise it waits, and a new worker is started while there are fewer than
+   ``max_workers`` workers and more waiting invocations than workers already starting.
+
+A worker that dies takes nothing with it: its invocation goes back to the front of the queue
+(``Requeue``; it does not count as a failed attempt) until it has been requeued
+``max_requeues`` times. Idle workers stop after ``idle_timeout`` seconds.
+"""
+
+import itertools
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Optional, Union
+
+
+class Phase(Enum):
+    STARTING = "starting"
+    IDLE = "idle"
+    BUSY = "busy"
+    STOPPING = "stopping"
+
+
+@dataclass
+class Invocation:
+    id: int
+    template: str
+    queued_at: float
+    requeues: int = 0
+
+
+@dataclass
+class WorkerSlot:
+    id: str
+    phase: Phase
+    since: float
+    templates: set[str] = field(default_factory=set)
+    current: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class StartWorker:
+    worker_id: str
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    worker_id: str
+    invocation_id: int
+
+
+@dataclass(frozen=True)
+class StopWorker:
+    worker_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FailInvocation:
+    invocation_id: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Requeue:
+    """The invocation lost its worker: remove its partial outputs, it will run again."""
+
+    invocation_id: int
+    worker_id: str
+
+
+Instruction = Union[StartWorker, Dispatch, StopWorker, FailInvocation, Requeue]
+
+
+class StickyScheduler:
+    """Decides which worker runs which invocation, and when workers start and stop."""
+
+    def __init__(
+        self,
+        *,
+        max_workers: int,
+        idle_timeout: float = 300.0,
+        steal_after: float = 2.0,
+        max_requeues: int = 3,
+        max_start_failures: int = 3,
+    ) -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self.max_workers = max_workers
+        self.idle_timeout = idle_timeout
+        self.steal_after = steal_after
+        self.max_requeues = max_requeues
+        self.max_start_failures = max_start_failures
+        self.workers: dict[str, WorkerSlot] = {}
+        self.invocations: dict[int, Invocation] = {}
+        self.queue: deque[int] = deque()
+        self.failed_templates: dict[str, str] = {}
+        self._start_failures = 0
+        self._ids = itertools.count(1)
+
+    # ---- events -------------------------------------------------------------------------
+
+    def submit(self, invocation_id: int, template: str, now: float) -> list[Instruction]:
+        """A job for ``template`` arrived."""
+        if template in self.failed_templates:
+            return [FailInvocation(invocation_id, self.failed_templates[template])]
+        self.invocations[invocation_id] = Invocation(invocation_id, template, now)
+        self.queue.append(invocation_id)
+        return self._assign(now)
+
+    def worker_connected(self, worker_id: str, now: float) -> list[Instruction]:
+        slot = self.workers.get(worker_id)
+        if slot is None or slot.phase is not Phase.STARTING:
+            return []
+        slot.phase, slot.since = Phase.IDLE, now
+        self._start_failures = 0
+        return self._assign(now)
+
+    def state_built(self, worker_id: str, template: str) -> None:
+        slot = self.workers.get(worker_id)
+        if slot is not None:
+            slot.templates.add(template)
+
+    def invocation_done(self, worker_id: str, invocation_id: int, now: float) -> list[Instruction]:
+        """The worker reported an outcome (success or failure) for its invocation."""
+        self.invocations.pop(invocation_id, None)
+        slot = self.workers.get(worker_id)
+        if slot is not None and slot.current == invocation_id:
+            slot.current = None
+            slot.phase, slot.since = Phase.IDLE, now
+        return self._assign(now)
+
+    def template_failed(self, template: str, reason: str, now: float) -> list[Instruction]:
+        """A template's state cannot be built: fail everything waiting for it, and anything later."""
+        self.failed_templates[template] = reason
+        out: list[Instruction] = []
+        for inv_id in [i for i in self.queue if self.invocations[i].template == template]:
+            self.queue.remove(inv_id)
+            self.invocations.pop(inv_id)
+            out.append(FailInvocation(inv_id, reason))
+        return out + self._assign(now)
+
+    def worker_lost(self, worker_id: str, now: float, reason: str) -> list[Instruction]:
+        """A worker exited or stopped answering; whatever it ran goes back to the queue."""
+        slot = self.workers.pop(worker_id, None)
+        if slot is None:
+            return []
+        out: list[Instruction] = []
+        if slot.phase is Phase.STARTING:
+            self._start_failures += 1
+            if self._start_failures >= self.max_start_failures:
+                msg = f"sticky workers failed to start {self._start_failures} times ({reason})"
+                out += self._fail_queue(msg)
+        if slot.current is not None:
+            inv = self.invocations[slot.current]
+            inv.requeues += 1
+            if inv.requeues > self.max_requeues:
+                self.invocations.pop(inv.id)
+                out.append(
+                    FailInvocation(
+                        inv.id, f"lost its sticky worker {inv.requeues} times (last: {reason})"
+                    )
+                )
+            else:
+                out.append(Requeue(inv.id, worker_id))
+                inv.queued_at = now
+                self.queue.appendleft(inv.id)
+        return out + self._assign(now)
+
+    def tick(self, now: float) -> list[Instruction]:
+        """Time passed: stop workers idle too long, let waiting invocations move on."""
+        out = self._assign(now)
+        if not self.queue:
+            for slot in list(self.workers.values()):
+                if slot.phase is Phase.IDLE and now - slot.since >= self.idle_timeout:
+                    slot.phase = Phase.STOPPING
+                    out.append(StopWorker(slot.id, f"idle for {self.idle_timeout:g} s"))
+        return out
+
+    def stop_all(self, reason: str) -> list[Instruction]:
+        """End of run: stop every worker (the manager waits for their teardown)."""
+        out: list[Instruction] = []
+        for slot in self.workers.values():
+            if slot.phase is not Phase.STOPPING:
+                slot.phase = Phase.STOPPING
+                out.append(StopWorker(slot.id, reason))
+        return out
+
+    # ---- policy ---------------------------------------------------------------------------
+
+    def _fail_queue(self, reason: str) -> list[Instruction]:
+        out: list[Instruction] = [FailInvocation(i, reason) for i in self.queue]
+        for inv_id in self.queue:
+            self.invocations.pop(inv_id, None)
+        self.queue.clear()
+        return out
+
+    def _holders(self, template: str) -> list[WorkerSlot]:
+        return [
+            w for w in self.workers.values() if template in w.templates and w.phase is not Phase.STOPPING
+        ]
+
+    def _pick_worker(self, inv: Invocation, now: float) -> Optional[WorkerSlot]:
+        idle = [w for w in self.workers.values() if w.phase is Phase.IDLE]
+        if not idle:
+            return None
+        for w in idle:
+            if inv.template in w.templates:
+                return w
+        for w in idle:
+            if not w.templates:
+                return w
+        if not self._holders(inv.template) or now - inv.queued_at >= self.steal_after:
+            return idle[0]
+        return None
+
+    def _assign(self, now: float) -> list[Instruction]:
+        out: list[Instruction] = []
+        for inv_id in list(self.queue):
+            inv = self.invocations[inv_id]
+            worker = self._pick_worker(inv, now)
+            if worker is None:
+                continue
+            self.queue.remove(inv_id)
+            worker.phase, worker.current, worker.since = Phase.BUSY, inv_id, now
+            out.append(Dispatch(worker.id, inv_id))
+        starting = sum(1 for w in self.workers.values() if w.phase is Phase.STARTING)
+        live = sum(1 for w in self.workers.values() if w.phase is not Phase.STOPPING)
+        while len(self.queue) > starting and live < self.max_workers:
+            worker_id = f"w{next(self._ids)}"
+            self.workers[worker_id] = WorkerSlot(worker_id, Phase.STARTING, now)
+            out.append(StartWorker(worker_id))
+            starting += 1
+            live += 1
+        return out

@@ -1,0 +1,247 @@
+"""The Snakemake-facing executor: routes sticky jobs to workers, everything else to ``local``."""
+
+import datetime
+import itertools
+import os
+import secrets
+import shutil
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Optional
+
+from snakemake.exceptions import WorkflowError
+from snakemake.executors.local import Executor as LocalExecutor
+from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
+from snakemake_interface_executor_plugins.executors.real import RealExecutor
+from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
+from snakemake_interface_executor_plugins.settings import ExecMode
+from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
+from stickyinvoc._templates import declared_templates
+
+from ._metrics import MetricsLog, summarize
+from ._protocol import InvocationDone, Invoke
+from .manager import Manager
+from .settings import ExecutorSettings
+
+
+class Executor(RealExecutor):
+    """Runs opted-in ``script:`` jobs as invocations on sticky workers.
+
+    Everything else (``shell:``, ``run:``, other scripts, group jobs) is handed to an embedded
+    instance of Snakemake's own local executor, so it behaves exactly as under
+    ``--executor local``. Sticky job outcomes are pushed by the workers; there is no polling.
+    """
+
+    def __post_init__(self) -> None:
+        self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
+        self._local = LocalExecutor(self.workflow, self.logger)
+        self.templates_file = self._find_templates_file()
+        self.declared = (
+            declared_templates(self.templates_file) if self.templates_file.is_file() else {}
+        )
+        self._check_rules()
+        self._manager: Optional[Manager] = None
+        self._manager_lock = threading.Lock()
+        self._jobs: dict[int, SubmittedJobInfo] = {}
+        self._ids = itertools.count(1)
+        stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
+        self.run_id = f"{stamp}-{secrets.token_hex(3)}"
+        self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
+
+    # ---- what Snakemake calls ---------------------------------------------------------------
+
+    @property
+    def cores(self) -> Any:
+        return self.workflow.resource_settings.cores
+
+    def get_exec_mode(self) -> ExecMode:
+        return ExecMode.DEFAULT
+
+    def get_python_executable(self) -> str:
+        return self._local.get_python_executable()
+
+    def run_job(self, job: JobExecutorInterface) -> None:
+        template = None if job.is_group() else _template_of(job)
+        if template is None:
+            self._local.run_job(job)
+            return
+        self.workflow.async_run(job.prepare())
+        invoke = self._invoke(job, template)
+        info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
+        self._jobs[invoke.invocation_id] = info
+        self.report_job_submission(info)
+        self._ensure_manager().submit(invoke)
+
+    def shutdown(self) -> None:
+        self._local.shutdown()
+        if self._manager is not None:
+            self._manager.shutdown()
+            self._print_summary()
+
+    def cancel(self) -> None:
+        self._local.cancel()
+        if self._manager is not None:
+            self._manager.cancel()
+
+    # ---- templates and rules ------------------------------------------------------------------
+
+    def _find_templates_file(self) -> Path:
+        if self.settings.templates:
+            return Path(self.settings.templates).resolve()
+        if os.environ.get(TEMPLATES_ENV_VAR):
+            return Path(os.environ[TEMPLATES_ENV_VAR]).resolve()
+        return Path(self.workflow.basedir) / TEMPLATES_FILENAME
+
+    def _check_rules(self) -> None:
+        """Fail before any job runs if a rule names an unknown template or cannot opt in."""
+        for rule in self.workflow.rules:
+            name = _resource_value(rule.resources, STICKY_RESOURCE)
+            if name is None or name is _DEFERRED:
+                continue  # a function of the job: checked per job, in _invoke
+            self._check_rule(rule, name)
+
+    def _check_rule(self, rule: Any, name: Any) -> None:
+        where = f"rule {rule.name} (line {rule.lineno} of {rule.snakefile})"
+        if not isinstance(name, str) or not name:
+            raise WorkflowError(f"{where}: resources: sticky= must name a template (a string)")
+        if name not in self.declared:
+            known = ", ".join(sorted(self.declared)) or "none"
+            found = (f"{self.templates_file} declares: {known}" if self.templates_file.is_file()
+                     else f"{self.templates_file} does not exist")
+            raise WorkflowError(
+                f"{where} names sticky template {name!r}, which is not declared ({found}). "
+                f"Declare it with @template({name!r}) in {TEMPLATES_FILENAME} beside the "
+                f"Snakefile, or point --sticky-templates at the file that does."
+            )
+        if not rule.is_script:
+            raise WorkflowError(
+                f"{where} names sticky template {name!r} but is not a script: rule. Only "
+                "Python script: rules run in sticky workers (a run: block cannot be sent to "
+                "another process); move its body into a script and use script:."
+            )
+
+    def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
+        from snakemake.script import Snakemake, get_source
+        from snakemake.sourcecache import SourceCache
+
+        self._check_rule(job.rule, template)
+        sourcecache = SourceCache(
+            self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
+        )
+        path, source, language, is_local, _ = get_source(
+            job.rule.script, sourcecache, job.rule.basedir, job.wildcards, job.params
+        )
+        if language != "python":
+            raise WorkflowError(
+                f"rule {job.rule.name}: sticky workers run Python scripts only, "
+                f"not {language} ({path.get_path_or_uri(secret_free=True)})"
+            )
+        scriptdir = path.get_basedir().get_path_or_uri(secret_free=True)
+        script_path = path.get_path_or_uri(secret_free=True)
+        if is_local:
+            script_path = os.path.realpath(script_path)
+        snakemake = Snakemake(
+            job.input, job.output, job.params, job.wildcards, job.threads, job.resources,
+            job.log, self.workflow.config, job.rule.name, None, scriptdir,
+        )
+        repeats = (job.benchmark_repeats or 1) if job.benchmark is not None else 1
+        return Invoke(
+            invocation_id=next(self._ids), template=template,
+            templates_file=str(self.templates_file), script_path=script_path,
+            script_source=source, scriptdir=scriptdir if is_local else None,
+            snakemake=snakemake, repeats=repeats,
+        )
+
+    # ---- the manager and its callbacks ------------------------------------------------------
+
+    def _ensure_manager(self) -> Manager:
+        with self._manager_lock:
+            if self._manager is None:
+                self.run_dir.mkdir(parents=True, exist_ok=True)
+                self._manager = Manager(
+                    max_workers=self.settings.max_workers or int(self.cores or 1),
+                    run_dir=self.run_dir,
+                    workdir=Path(self.workflow.workdir_init),
+                    on_done=self._on_done,
+                    on_requeue=self._on_requeue,
+                    metrics=MetricsLog(self.run_dir / "metrics.jsonl"),
+                    listen_host=self.settings.listen_address,
+                    listen_port=self.settings.port,
+                    idle_timeout=self.settings.idle_timeout,
+                    heartbeat_timeout=self.settings.heartbeat_timeout,
+                    max_requeues=self.settings.max_requeues,
+                )
+            return self._manager
+
+    def _on_done(self, inv_id: int, ok: bool, error: Optional[str],
+                 done: Optional[InvocationDone]) -> None:
+        info = self._jobs.pop(inv_id, None)
+        if info is None:
+            return
+        if ok and done is not None and info.job.benchmark is not None:
+            _write_benchmark(self.workflow, info.job, done)
+        if ok:
+            self.report_job_success(info)
+        else:
+            self.report_job_error(info, msg=error)
+
+    def _on_requeue(self, inv_id: int) -> None:
+        """The invocation's worker died mid-run: nothing it half-wrote may survive."""
+        info = self._jobs.get(inv_id)
+        if info is None:
+            return
+        for path in [*info.job.output, *info.job.log]:
+            _remove(str(path))
+        if info.job.benchmark is not None:
+            _remove(str(info.job.benchmark))
+
+    def _print_summary(self) -> None:
+        assert self._manager is not None
+        summary = summarize(self._manager.metrics.records())
+        if summary:
+            self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
+
+
+_DEFERRED = object()
+
+
+def _resource_value(resources: Any, name: str) -> Any:
+    """A resource's value from a rule's (unevaluated) or a job's (evaluated) resources;
+    ``_DEFERRED`` when the rule computes it per job."""
+    if isinstance(resources, Mapping):  # a rule's Resources
+        value = resources[name] if name in resources else None
+    else:  # a job's ResourceList, a namedlist: `in` would test values, not names
+        value = resources.get(name) if resources is not None else None
+    if hasattr(value, "is_evaluable"):
+        return _DEFERRED if value.is_evaluable() else value.value
+    return value
+
+
+def _template_of(job: JobExecutorInterface) -> Optional[str]:
+    value = _resource_value(job.resources, STICKY_RESOURCE)
+    return value if isinstance(value, str) and value else None
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        os.remove(path)
+
+
+def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
+    from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
+
+    records = [
+        BenchmarkRecord(
+            jobid=job.jobid, rule_name=job.rule.name, wildcards=dict(job.wildcards),
+            params=dict(job.params), running_time=seconds, cpu_time=cpu,
+            max_rss=done.max_rss_mb, threads=job.threads,
+            resources=dict(job.resources), input=list(job.input),
+        )
+        for seconds, cpu in zip(done.seconds, done.cpu_seconds, strict=False)
+    ]
+    path = str(job.benchmark)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    write_benchmark_records(records, path, workflow.output_settings.benchmark_extended)

@@ -1,0 +1,444 @@
+"""The sticky manager: listens for workers, starts them, routes invocations, detects losses.
+
+It lives in the Snakemake process. One thread accepts and authenticates connections, one I/O
+thread reads every worker's messages (``multiprocessing.connection.wait``) and runs the
+periodic checks (process exits, heartbeats, idle workers). Routing decisions come from the
+pure :class:`~._scheduling.StickyScheduler`; this module only carries them out.
+
+Callbacks into the executor (job success or failure) are always made *after* the manager's
+lock is released: they take Snakemake's scheduler lock, and the scheduler thread calls
+:meth:`Manager.submit` while holding it.
+"""
+
+import logging
+import os
+import secrets
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing import AuthenticationError, Pipe
+from multiprocessing.connection import Connection, answer_challenge, deliver_challenge, wait
+from pathlib import Path
+from typing import Any, Optional
+
+from . import _scheduling as sched
+from ._metrics import MetricsLog
+from ._protocol import (
+    PROTOCOL_VERSION,
+    Heartbeat,
+    Hello,
+    InvocationDone,
+    Invoke,
+    Refused,
+    StateBuilt,
+    StateFailed,
+    Stop,
+)
+
+HANDSHAKE_TIMEOUT = 10.0
+"""Seconds a new connection has to authenticate and say Hello before it is dropped."""
+
+log = logging.getLogger("snakemake.sticky")
+
+DoneCallback = Callable[[int, bool, Optional[str], Optional[InvocationDone]], None]
+
+
+@dataclass
+class WorkerProcess:
+    """What the manager knows of one worker process."""
+
+    id: str
+    process: Optional[subprocess.Popen[bytes]]
+    log_path: Path
+    started_at: float
+    conn: Optional[Connection] = None
+    pid: Optional[int] = None
+    host: Optional[str] = None
+    last_seen: float = 0.0
+    send_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class InFlight:
+    invoke: Invoke
+    submitted_at: float
+    dispatched_at: Optional[float] = None
+    worker_id: Optional[str] = None
+
+
+class Manager:
+    """Starts and feeds sticky workers for one Snakemake run."""
+
+    def __init__(
+        self,
+        *,
+        max_workers: int,
+        run_dir: Path,
+        workdir: Path,
+        on_done: DoneCallback,
+        on_requeue: Callable[[int], None],
+        metrics: MetricsLog,
+        listen_host: str = "127.0.0.1",
+        listen_port: int = 0,
+        idle_timeout: float = 300.0,
+        heartbeat_timeout: float = 20.0,
+        start_timeout: float = 120.0,
+        max_requeues: int = 3,
+    ) -> None:
+        self.run_dir = run_dir
+        self.workdir = workdir
+        self.on_done = on_done
+        self.on_requeue = on_requeue
+        self.metrics = metrics
+        self.heartbeat_timeout = heartbeat_timeout
+        self.start_timeout = start_timeout
+        self.secret = secrets.token_bytes(32)
+        self.scheduler = sched.StickyScheduler(
+            max_workers=max_workers, idle_timeout=idle_timeout, max_requeues=max_requeues
+        )
+        self.workers: dict[str, WorkerProcess] = {}
+        self.inflight: dict[int, InFlight] = {}
+        self.worker_env: dict[str, str] = {}
+        self._lock = threading.RLock()
+        self._pending_callbacks: list[Callable[[], None]] = []
+        self._closed = threading.Event()
+        self._wake_r, self._wake_w = Pipe(duplex=False)
+        family = socket.AF_INET6 if ":" in listen_host else socket.AF_INET
+        self._server = socket.create_server((listen_host, listen_port), family=family)
+        self.address = self._server.getsockname()[:2]
+        self._accept_thread = threading.Thread(target=self._accept_loop, name="sticky-accept",
+                                               daemon=True)
+        self._io_thread = threading.Thread(target=self._io_loop, name="sticky-io", daemon=True)
+        self._accept_thread.start()
+        self._io_thread.start()
+        log.debug("sticky manager listening on %s:%s", *self.address)
+
+    # ---- API used by the executor ----------------------------------------------------------
+
+    def submit(self, invoke: Invoke) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self.inflight[invoke.invocation_id] = InFlight(invoke, now)
+            self._apply(self.scheduler.submit(invoke.invocation_id, invoke.template, now))
+        self._run_callbacks()
+
+    def shutdown(self, grace: float = 30.0) -> None:
+        """End of run: ask every worker to tear down and exit; kill what does not."""
+        if self._closed.is_set():
+            return
+        with self._lock:
+            self._apply(self.scheduler.stop_all("end of run"))
+        self._reap(grace)
+        self._close()
+
+    def cancel(self) -> None:
+        """Ctrl-C or error: stop workers quickly, leaving no process behind."""
+        if self._closed.is_set():
+            return
+        with self._lock:
+            self._apply(self.scheduler.stop_all("run cancelled"))
+        self._reap(3.0)
+        self._close()
+
+    @property
+    def connect_address(self) -> str:
+        host, port = self.address
+        if host in ("0.0.0.0", "::"):
+            host = socket.gethostname()
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    # ---- connections ------------------------------------------------------------------------
+
+    def _accept_loop(self) -> None:
+        while not self._closed.is_set():
+            try:
+                sock, addr = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handshake, args=(sock, addr), daemon=True).start()
+
+    def _handshake(self, sock: socket.socket, addr: Any) -> None:
+        """Authenticate a new connection with the run secret, then register its worker."""
+        peer = f"{addr[0]}:{addr[1]}"
+        _set_recv_timeout(sock, HANDSHAKE_TIMEOUT)
+        conn = Connection(sock.detach())
+        try:
+            deliver_challenge(conn, self.secret)
+            answer_challenge(conn, self.secret)
+            hello = conn.recv()
+        except AuthenticationError:
+            log.warning("sticky: refused a connection from %s: it did not prove the run secret",
+                        peer)
+            self.metrics.write("connection_refused", peer=peer)
+            conn.close()
+            return
+        except (OSError, EOFError) as e:
+            log.warning("sticky: dropped a connection from %s during authentication (%s)",
+                        peer, e)
+            conn.close()
+            return
+        _set_recv_timeout_fd(conn.fileno(), 0.0)
+        if not isinstance(hello, Hello) or hello.protocol_version != PROTOCOL_VERSION:
+            got = getattr(hello, "protocol_version", type(hello).__name__)
+            reason = f"protocol version {got}, manager speaks {PROTOCOL_VERSION}"
+            log.error("sticky: refused worker at %s: %s; install the same version everywhere",
+                      peer, reason)
+            _send_quietly(conn, Refused(reason))
+            conn.close()
+            return
+        with self._lock:
+            worker = self.workers.get(hello.worker_id)
+            if worker is None or worker.conn is not None:
+                _send_quietly(conn, Refused(f"unknown worker id {hello.worker_id!r}"))
+                conn.close()
+                return
+            worker.conn, worker.pid, worker.host = conn, hello.pid, hello.host
+            worker.last_seen = time.monotonic()
+            self.metrics.write("worker_connected", worker=worker.id, pid=hello.pid,
+                               host=hello.host,
+                               seconds_to_connect=worker.last_seen - worker.started_at)
+            self._apply(self.scheduler.worker_connected(worker.id, worker.last_seen))
+        self._wake()
+        self._run_callbacks()
+
+    def _wake(self) -> None:
+        try:
+            self._wake_w.send_bytes(b"")
+        except OSError:
+            pass
+
+    # ---- the I/O thread ---------------------------------------------------------------------
+
+    def _io_loop(self) -> None:
+        last_tick = 0.0
+        while not self._closed.is_set():
+            with self._lock:
+                conns = {w.conn: w for w in self.workers.values() if w.conn is not None}
+            try:
+                ready = wait([*conns, self._wake_r], timeout=0.25)
+            except OSError:
+                ready = []
+            for conn in ready:
+                if conn is self._wake_r:
+                    while self._wake_r.poll():
+                        self._wake_r.recv_bytes()
+                    continue
+                worker = conns[conn]
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    self._lose(worker.id, "its connection closed (the worker process died)")
+                    continue
+                self._handle(worker, message)
+            now = time.monotonic()
+            if now - last_tick >= 0.25:
+                last_tick = now
+                self._periodic(now)
+            self._run_callbacks()
+
+    def _handle(self, worker: WorkerProcess, message: object) -> None:
+        now = time.monotonic()
+        with self._lock:
+            worker.last_seen = now
+            if isinstance(message, Heartbeat):
+                return
+            if isinstance(message, StateBuilt):
+                self.scheduler.state_built(worker.id, message.template)
+                self.metrics.write("state_built", worker=worker.id, template=message.template,
+                                   seconds=message.seconds)
+                log.info("sticky: worker %s built template %r in %.2f s", worker.id,
+                         message.template, message.seconds)
+            elif isinstance(message, StateFailed):
+                if message.template not in self.scheduler.failed_templates:
+                    log.error("sticky template %r failed to build on worker %s:\n%s",
+                              message.template, worker.id, message.traceback)
+                self.metrics.write("state_failed", worker=worker.id, template=message.template)
+            elif isinstance(message, InvocationDone):
+                self._finished(worker, message, now)
+
+    def _finished(self, worker: WorkerProcess, done: InvocationDone, now: float) -> None:
+        entry = self.inflight.pop(done.invocation_id, None)
+        if entry is None:
+            return
+        self.metrics.write(
+            "invocation", id=done.invocation_id, worker=worker.id, template=entry.invoke.template,
+            rule=entry.invoke.snakemake.rule, ok=done.ok,
+            queued_s=(entry.dispatched_at or now) - entry.submitted_at,
+            latency_s=now - entry.submitted_at, exec_s=sum(done.seconds),
+        )
+        instructions = self.scheduler.invocation_done(worker.id, done.invocation_id, now)
+        if done.template_failed:
+            reason = (f"sticky template {entry.invoke.template!r} failed to build "
+                      f"(its traceback is logged above, once)")
+            instructions += self.scheduler.template_failed(entry.invoke.template, reason, now)
+            self._callback(done.invocation_id, False, reason, done)
+        else:
+            self._callback(done.invocation_id, done.ok, done.error, done)
+        self._apply(instructions)
+
+    def _periodic(self, now: float) -> None:
+        with self._lock:
+            for worker in list(self.workers.values()):
+                code = worker.process.poll() if worker.process is not None else None
+                if code is not None:
+                    self._lose(worker.id, f"the worker process exited with status {code}")
+                elif worker.conn is None and now - worker.started_at > self.start_timeout:
+                    self._lose(worker.id, f"it did not connect within {self.start_timeout:g} s")
+                elif worker.conn is not None and now - worker.last_seen > self.heartbeat_timeout:
+                    self._lose(worker.id, f"no heartbeat for {self.heartbeat_timeout:g} s")
+            self._apply(self.scheduler.tick(now))
+
+    def _lose(self, worker_id: str, reason: str) -> None:
+        with self._lock:
+            worker = self.workers.pop(worker_id, None)
+            if worker is None:
+                return
+            stopping = self.scheduler.workers.get(worker_id)
+            expected = stopping is not None and stopping.phase is sched.Phase.STOPPING
+            if not expected:
+                log.warning("sticky: lost worker %s: %s (log: %s)", worker_id, reason,
+                            worker.log_path)
+            self.metrics.write("worker_lost" if not expected else "worker_stopped",
+                               worker=worker_id, reason=reason)
+            _kill(worker)
+            self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason))
+
+    # ---- carrying out instructions ----------------------------------------------------------
+
+    def _apply(self, instructions: list[sched.Instruction]) -> None:
+        """Carry out scheduler instructions; the caller holds the lock."""
+        for ins in instructions:
+            if isinstance(ins, sched.StartWorker):
+                self._start_worker(ins.worker_id)
+            elif isinstance(ins, sched.Dispatch):
+                entry = self.inflight[ins.invocation_id]
+                entry.dispatched_at, entry.worker_id = time.monotonic(), ins.worker_id
+                self._send(ins.worker_id, entry.invoke)
+            elif isinstance(ins, sched.Requeue):
+                log.warning("sticky: invocation of rule %s requeued after losing worker %s",
+                            self.inflight[ins.invocation_id].invoke.snakemake.rule,
+                            ins.worker_id)
+                self.metrics.write("requeued", id=ins.invocation_id, worker=ins.worker_id)
+                # Partial outputs go before the invocation can run anywhere else.
+                self.on_requeue(ins.invocation_id)
+            elif isinstance(ins, sched.FailInvocation):
+                self.inflight.pop(ins.invocation_id, None)
+                self._callback(ins.invocation_id, False, ins.reason, None)
+            elif isinstance(ins, sched.StopWorker):
+                self.metrics.write("worker_stop", worker=ins.worker_id, reason=ins.reason)
+                worker = self.workers.get(ins.worker_id)
+                if worker is not None and worker.conn is not None:
+                    self._send(ins.worker_id, Stop())
+                elif worker is not None:
+                    _kill(worker)
+
+    def _send(self, worker_id: str, message: object) -> None:
+        worker = self.workers[worker_id]
+        assert worker.conn is not None
+        try:
+            with worker.send_lock:
+                worker.conn.send(message)
+        except (OSError, ValueError) as e:
+            # The I/O thread sees the broken connection and requeues; nothing is lost here.
+            log.debug("sticky: sending to worker %s failed: %s", worker_id, e)
+
+    def _start_worker(self, worker_id: str) -> None:
+        log_path = self.run_dir / f"worker-{worker_id}.log"
+        env = {**os.environ, **self.worker_env}
+        env.setdefault("OMP_NUM_THREADS", "1")
+        env.setdefault("MKL_NUM_THREADS", "1")
+        with open(log_path, "ab") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "snakemake_executor_plugin_sticky.worker",
+                 "--connect", self.connect_address, "--worker-id", worker_id],
+                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
+                cwd=self.workdir, env=env, start_new_session=True,
+            )
+        assert process.stdin is not None
+        process.stdin.write(self.secret.hex().encode() + b"\n")
+        process.stdin.close()
+        now = time.monotonic()
+        self.workers[worker_id] = WorkerProcess(worker_id, process, log_path, now, last_seen=now)
+        self.metrics.write("worker_started", worker=worker_id, pid=process.pid)
+        log.info("sticky: started worker %s (pid %d)", worker_id, process.pid)
+
+    def _callback(self, inv_id: int, ok: bool, error: Optional[str],
+                  done: Optional[InvocationDone]) -> None:
+        self._pending_callbacks.append(lambda: self.on_done(inv_id, ok, error, done))
+
+    def _run_callbacks(self) -> None:
+        with self._lock:
+            pending, self._pending_callbacks = self._pending_callbacks, []
+        for callback in pending:
+            callback()
+
+    # ---- teardown ---------------------------------------------------------------------------
+
+    def _reap(self, grace: float) -> None:
+        deadline = time.monotonic() + grace
+        with self._lock:
+            workers = list(self.workers.values())
+        for worker in workers:
+            if worker.process is None:
+                continue
+            try:
+                worker.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("sticky: worker %s did not stop within %g s; killing it",
+                            worker.id, grace)
+            _kill(worker)
+
+    def _close(self) -> None:
+        self._closed.set()
+        self._server.close()
+        self._wake()
+        self._io_thread.join(timeout=5)
+        self._run_callbacks()
+        with self._lock:
+            for worker in self.workers.values():
+                _kill(worker)
+            self.workers.clear()
+        self.metrics.close()
+
+
+def _kill(worker: WorkerProcess) -> None:
+    """Kill a worker's whole process group (it runs in its own session) and close its link."""
+    if worker.conn is not None:
+        try:
+            worker.conn.close()
+        except OSError:
+            pass
+    process = worker.process
+    if process is not None and process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait(timeout=10)
+
+
+def _send_quietly(conn: Connection, message: object) -> None:
+    try:
+        conn.send(message)
+    except (OSError, ValueError):
+        pass
+
+
+def _set_recv_timeout(sock: socket.socket, seconds: float) -> None:
+    whole = int(seconds)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                    struct.pack("ll", whole, int((seconds - whole) * 1e6)))
+
+
+def _set_recv_timeout_fd(fd: int, seconds: float) -> None:
+    sock = socket.socket(fileno=os.dup(fd))
+    try:
+        _set_recv_timeout(sock, seconds)
+    finally:
+        sock.close()

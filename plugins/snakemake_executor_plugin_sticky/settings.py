@@ -1,0 +1,80 @@
+"""Settings of ``--executor sticky``: command-line flags ``--sticky-<name>``, profile keys
+``sticky-<name>``.
+
+No ``from __future__ import annotations`` and no ``X | None`` here: Snakemake reads these
+annotations at runtime to build its argument parser, and either spelling breaks every
+``snakemake`` command in the environment.
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from snakemake_interface_executor_plugins.settings import ExecutorSettingsBase
+
+
+@dataclass
+class ExecutorSettings(ExecutorSettingsBase):
+    max_workers: Optional[int] = field(
+        default=None,
+        metadata={
+            "help": "Most sticky worker processes at once. Default: the --cores/--jobs limit. "
+            "Workers start lazily, one per waiting invocation, up to this number.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    idle_timeout: float = field(
+        default=300.0,
+        metadata={
+            "help": "Seconds a worker may stay idle before it tears its states down and "
+            "exits (default 300). All workers stop at the end of the run regardless.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    listen_address: str = field(
+        default="127.0.0.1",
+        metadata={
+            "help": "Address the manager listens on for its workers (default 127.0.0.1, "
+            "loopback only). Use 0.0.0.0 or a node address only where workers run on other "
+            "hosts; every connection must still prove the per-run secret.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    port: int = field(
+        default=0,
+        metadata={
+            "help": "TCP port for the manager (default 0: any free port).",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    heartbeat_timeout: float = field(
+        default=20.0,
+        metadata={
+            "help": "Seconds without a heartbeat after which a connected worker counts as "
+            "lost and its invocation is requeued (default 20; workers beat every second). "
+            "A worker whose process exits is noticed at once.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    max_requeues: int = field(
+        default=3,
+        metadata={
+            "help": "How often one invocation may be requeued after losing its worker before "
+            "it fails (default 3). Requeues do not consume --retries.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    templates: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "Path of the sticky templates file (default: sticky_templates.py beside "
+            "the Snakefile, or $STICKY_TEMPLATES).",
+            "env_var": False,
+            "required": False,
+        },
+    )

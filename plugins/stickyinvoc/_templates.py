@@ -1,0 +1,199 @@
+"""Sticky templates: declaring them, finding them, building and tearing down their states.
+
+A template is a plain Python function in ``sticky_templates.py`` beside the Snakefile,
+decorated with :func:`template`. It either *returns* the state, or *yields* it once and
+tears it down after the ``yield`` (like :func:`contextlib.contextmanager`)::
+
+    @template("minilm")
+    def minilm():
+        model = load_model()
+        yield model
+        del model          # teardown, when the worker stops
+
+The executor never imports the templates file in the Snakemake process: it only reads its
+syntax tree (:func:`declared_templates`) to check template names before any job runs, so a
+heavy ``import torch`` at the top of the file costs nothing there.
+"""
+
+import ast
+import importlib.util
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+TEMPLATES_FILENAME = "sticky_templates.py"
+TEMPLATES_ENV_VAR = "STICKY_TEMPLATES"
+"""Environment variable naming the templates file; overrides the search beside the Snakefile."""
+
+TemplateFunction = Callable[[], Any]
+
+_collecting: Optional[dict[str, TemplateFunction]] = None
+
+
+class TemplateError(Exception):
+    """Base class for errors about sticky templates."""
+
+
+class TemplateNotFoundError(TemplateError):
+    """A rule names a template that no templates file declares."""
+
+    def __init__(self, name: str, templates_file: Optional[Path], known: list[str]) -> None:
+        self.name = name
+        self.templates_file = templates_file
+        self.known = known
+        where = str(templates_file) if templates_file else f"no {TEMPLATES_FILENAME} was found"
+        hint = f"declared templates: {', '.join(known)}" if known else "it declares no template"
+        super().__init__(
+            f"sticky template {name!r} is not declared ({where}; {hint}). Declare it with "
+            f"@template({name!r}) in {TEMPLATES_FILENAME} beside the Snakefile, or fix the "
+            f"rule's resources: sticky=... value."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, self.templates_file, self.known))
+
+
+class TemplateBuildError(TemplateError):
+    """A template function raised while building its state."""
+
+    def __init__(self, name: str, formatted_traceback: str) -> None:
+        self.name = name
+        self.formatted_traceback = formatted_traceback
+        super().__init__(
+            f"sticky template {name!r} failed to build its state:\n{formatted_traceback}"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, self.formatted_traceback))
+
+
+def template(name: "str | TemplateFunction") -> Any:
+    """Declare a sticky template.
+
+    Use as ``@template("name")``, or bare as ``@template`` (the function's name is the
+    template's name). The function is returned unchanged, so it stays callable by hand.
+    """
+
+    def register(fn: TemplateFunction, template_name: str) -> TemplateFunction:
+        if _collecting is not None:
+            _collecting[template_name] = fn
+        return fn
+
+    if callable(name):
+        return register(name, name.__name__)
+    if not isinstance(name, str) or not name:
+        raise TypeError("@template(...) takes the template's name as a non-empty string")
+    return lambda fn: register(fn, name)
+
+
+def load_templates(path: Path) -> dict[str, TemplateFunction]:
+    """Execute a templates file and return the templates it declares, by name."""
+    global _collecting
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise TemplateError(f"sticky templates file {path} does not exist")
+    module_name = f"_sticky_templates_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise TemplateError(f"cannot load sticky templates file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    # Templates often import helpers that live beside them.
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    previous, _collecting = _collecting, {}
+    try:
+        spec.loader.exec_module(module)
+        return dict(_collecting)
+    finally:
+        _collecting = previous
+
+
+def declared_templates(path: Path) -> dict[str, int]:
+    """Names of the templates a file declares, with their line numbers, without running it.
+
+    Recognises ``@template("name")``, ``@template(name="name")`` and bare ``@template``
+    (also spelled ``@stickyinvoc.template``).
+    """
+    tree = ast.parse(Path(path).read_text(), filename=str(path))
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for deco in node.decorator_list:
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            is_template = (isinstance(target, ast.Name) and target.id == "template") or (
+                isinstance(target, ast.Attribute) and target.attr == "template"
+            )
+            if not is_template:
+                continue
+            if isinstance(deco, ast.Call):
+                args = list(deco.args) + [k.value for k in deco.keywords if k.arg == "name"]
+                if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                    found[args[0].value] = node.lineno
+            else:
+                found[node.name] = node.lineno
+    return found
+
+
+def find_templates_file(start: "str | os.PathLike[str] | None") -> Optional[Path]:
+    """Locate the templates file: ``$STICKY_TEMPLATES``, else the nearest
+    ``sticky_templates.py`` in ``start`` or one of its parents."""
+    env = os.environ.get(TEMPLATES_ENV_VAR)
+    if env:
+        return Path(env).resolve()
+    if start is None:
+        return None
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / TEMPLATES_FILENAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass
+class BuiltState:
+    """A template's state, with what is needed to tear it down and how long it took."""
+
+    name: str
+    value: Any
+    build_seconds: float
+    _generator: Optional[Generator[Any, None, None]] = field(default=None, repr=False)
+
+    def teardown(self) -> Optional[str]:
+        """Run the template's teardown (the code after its ``yield``).
+
+        Returns a formatted traceback if the teardown raised, else None.
+        """
+        gen, self._generator = self._generator, None
+        if gen is None:
+            return None
+        try:
+            next(gen)
+        except StopIteration:
+            return None
+        except BaseException:
+            return traceback.format_exc()
+        gen.close()
+        return f"sticky template {self.name!r} yielded more than once; only one yield is allowed"
+
+
+def build_state(name: str, fn: TemplateFunction) -> BuiltState:
+    """Build one template's state; raise :class:`TemplateBuildError` with its traceback."""
+    start = time.perf_counter()
+    try:
+        result = fn()
+        if isinstance(result, Generator):
+            value = next(result)
+            return BuiltState(name, value, time.perf_counter() - start, result)
+        return BuiltState(name, result, time.perf_counter() - start)
+    except StopIteration:
+        raise TemplateBuildError(name, "the template function returned without yielding") from None
+    except Exception:
+        raise TemplateBuildError(name, traceback.format_exc()) from None
