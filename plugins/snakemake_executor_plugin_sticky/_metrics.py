@@ -64,10 +64,13 @@ def summarize(records: list[dict[str, Any]]) -> Optional[str]:
         f"p95 {p95 * 1000:.1f} ms",
     ]
     for b in builds:
-        count = sum(1 for r in invocations if r["worker"] == b["worker"]
-                    and r["template"] == b["template"])
-        lines.append(f"  worker {b['worker']}: built {b['template']!r} in {b['seconds']:.2f} s, "
-                     f"then ran {count} invocation(s) of it")
+        count = sum(
+            1 for r in invocations if r["worker"] == b["worker"] and r["template"] == b["template"]
+        )
+        lines.append(
+            f"  worker {b['worker']}: built {b['template']!r} in {b['seconds']:.2f} s, "
+            f"then ran {count} invocation(s) of it"
+        )
     if lost or requeued:
         lines.append(f"  {lost} worker(s) lost, {requeued} invocation(s) requeued")
     return "\n".join(lines)

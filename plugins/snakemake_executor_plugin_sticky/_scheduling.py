@@ -142,7 +142,7 @@ class StickyScheduler:
         return self._assign(now)
 
     def template_failed(self, template: str, reason: str, now: float) -> list[Instruction]:
-        """A template's state cannot be built: fail everything waiting for it, and anything later."""
+        """A template cannot be built: fail all that waits for it, and anything later."""
         self.failed_templates[template] = reason
         out: list[Instruction] = []
         for inv_id in [i for i in self.queue if self.invocations[i].template == template]:
@@ -208,7 +208,9 @@ class StickyScheduler:
 
     def _holders(self, template: str) -> list[WorkerSlot]:
         return [
-            w for w in self.workers.values() if template in w.templates and w.phase is not Phase.STOPPING
+            w
+            for w in self.workers.values()
+            if template in w.templates and w.phase is not Phase.STOPPING
         ]
 
     def _pick_worker(self, inv: Invocation, now: float) -> Optional[WorkerSlot]:

@@ -16,6 +16,7 @@ from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
 from snakemake_interface_executor_plugins.executors.real import RealExecutor
 from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
+
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
 from stickyinvoc._templates import declared_templates
 
@@ -107,8 +108,11 @@ class Executor(RealExecutor):
             raise WorkflowError(f"{where}: resources: sticky= must name a template (a string)")
         if name not in self.declared:
             known = ", ".join(sorted(self.declared)) or "none"
-            found = (f"{self.templates_file} declares: {known}" if self.templates_file.is_file()
-                     else f"{self.templates_file} does not exist")
+            found = (
+                f"{self.templates_file} declares: {known}"
+                if self.templates_file.is_file()
+                else f"{self.templates_file} does not exist"
+            )
             raise WorkflowError(
                 f"{where} names sticky template {name!r}, which is not declared ({found}). "
                 f"Declare it with @template({name!r}) in {TEMPLATES_FILENAME} beside the "
@@ -142,15 +146,28 @@ class Executor(RealExecutor):
         if is_local:
             script_path = os.path.realpath(script_path)
         snakemake = Snakemake(
-            job.input, job.output, job.params, job.wildcards, job.threads, job.resources,
-            job.log, self.workflow.config, job.rule.name, None, scriptdir,
+            job.input,
+            job.output,
+            job.params,
+            job.wildcards,
+            job.threads,
+            job.resources,
+            job.log,
+            self.workflow.config,
+            job.rule.name,
+            None,
+            scriptdir,
         )
         repeats = (job.benchmark_repeats or 1) if job.benchmark is not None else 1
         return Invoke(
-            invocation_id=next(self._ids), template=template,
-            templates_file=str(self.templates_file), script_path=script_path,
-            script_source=source, scriptdir=scriptdir if is_local else None,
-            snakemake=snakemake, repeats=repeats,
+            invocation_id=next(self._ids),
+            template=template,
+            templates_file=str(self.templates_file),
+            script_path=script_path,
+            script_source=source,
+            scriptdir=scriptdir if is_local else None,
+            snakemake=snakemake,
+            repeats=repeats,
         )
 
     # ---- the manager and its callbacks ------------------------------------------------------
@@ -174,8 +191,9 @@ class Executor(RealExecutor):
                 )
             return self._manager
 
-    def _on_done(self, inv_id: int, ok: bool, error: Optional[str],
-                 done: Optional[InvocationDone]) -> None:
+    def _on_done(
+        self, inv_id: int, ok: bool, error: Optional[str], done: Optional[InvocationDone]
+    ) -> None:
         info = self._jobs.pop(inv_id, None)
         if info is None:
             return
@@ -235,10 +253,16 @@ def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
 
     records = [
         BenchmarkRecord(
-            jobid=job.jobid, rule_name=job.rule.name, wildcards=dict(job.wildcards),
-            params=dict(job.params), running_time=seconds, cpu_time=cpu,
-            max_rss=done.max_rss_mb, threads=job.threads,
-            resources=dict(job.resources), input=list(job.input),
+            jobid=job.jobid,
+            rule_name=job.rule.name,
+            wildcards=dict(job.wildcards),
+            params=dict(job.params),
+            running_time=seconds,
+            cpu_time=cpu,
+            max_rss=done.max_rss_mb,
+            threads=job.threads,
+            resources=dict(job.resources),
+            input=list(job.input),
         )
         for seconds, cpu in zip(done.seconds, done.cpu_seconds, strict=False)
     ]

@@ -112,8 +112,9 @@ class Manager:
         family = socket.AF_INET6 if ":" in listen_host else socket.AF_INET
         self._server = socket.create_server((listen_host, listen_port), family=family)
         self.address = self._server.getsockname()[:2]
-        self._accept_thread = threading.Thread(target=self._accept_loop, name="sticky-accept",
-                                               daemon=True)
+        self._accept_thread = threading.Thread(
+            target=self._accept_loop, name="sticky-accept", daemon=True
+        )
         self._io_thread = threading.Thread(target=self._io_loop, name="sticky-io", daemon=True)
         self._accept_thread.start()
         self._io_thread.start()
@@ -173,22 +174,25 @@ class Manager:
             answer_challenge(conn, self.secret)
             hello = conn.recv()
         except AuthenticationError:
-            log.warning("sticky: refused a connection from %s: it did not prove the run secret",
-                        peer)
+            log.warning(
+                "sticky: refused a connection from %s: it did not prove the run secret", peer
+            )
             self.metrics.write("connection_refused", peer=peer)
             conn.close()
             return
         except (OSError, EOFError) as e:
-            log.warning("sticky: dropped a connection from %s during authentication (%s)",
-                        peer, e)
+            log.warning("sticky: dropped a connection from %s during authentication (%s)", peer, e)
             conn.close()
             return
         _set_recv_timeout_fd(conn.fileno(), 0.0)
         if not isinstance(hello, Hello) or hello.protocol_version != PROTOCOL_VERSION:
             got = getattr(hello, "protocol_version", type(hello).__name__)
             reason = f"protocol version {got}, manager speaks {PROTOCOL_VERSION}"
-            log.error("sticky: refused worker at %s: %s; install the same version everywhere",
-                      peer, reason)
+            log.error(
+                "sticky: refused worker at %s: %s; install the same version everywhere",
+                peer,
+                reason,
+            )
             _send_quietly(conn, Refused(reason))
             conn.close()
             return
@@ -200,9 +204,13 @@ class Manager:
                 return
             worker.conn, worker.pid, worker.host = conn, hello.pid, hello.host
             worker.last_seen = time.monotonic()
-            self.metrics.write("worker_connected", worker=worker.id, pid=hello.pid,
-                               host=hello.host,
-                               seconds_to_connect=worker.last_seen - worker.started_at)
+            self.metrics.write(
+                "worker_connected",
+                worker=worker.id,
+                pid=hello.pid,
+                host=hello.host,
+                seconds_to_connect=worker.last_seen - worker.started_at,
+            )
             self._apply(self.scheduler.worker_connected(worker.id, worker.last_seen))
         self._wake()
         self._run_callbacks()
@@ -250,14 +258,26 @@ class Manager:
                 return
             if isinstance(message, StateBuilt):
                 self.scheduler.state_built(worker.id, message.template)
-                self.metrics.write("state_built", worker=worker.id, template=message.template,
-                                   seconds=message.seconds)
-                log.info("sticky: worker %s built template %r in %.2f s", worker.id,
-                         message.template, message.seconds)
+                self.metrics.write(
+                    "state_built",
+                    worker=worker.id,
+                    template=message.template,
+                    seconds=message.seconds,
+                )
+                log.info(
+                    "sticky: worker %s built template %r in %.2f s",
+                    worker.id,
+                    message.template,
+                    message.seconds,
+                )
             elif isinstance(message, StateFailed):
                 if message.template not in self.scheduler.failed_templates:
-                    log.error("sticky template %r failed to build on worker %s:\n%s",
-                              message.template, worker.id, message.traceback)
+                    log.error(
+                        "sticky template %r failed to build on worker %s:\n%s",
+                        message.template,
+                        worker.id,
+                        message.traceback,
+                    )
                 self.metrics.write("state_failed", worker=worker.id, template=message.template)
             elif isinstance(message, InvocationDone):
                 self._finished(worker, message, now)
@@ -267,15 +287,22 @@ class Manager:
         if entry is None:
             return
         self.metrics.write(
-            "invocation", id=done.invocation_id, worker=worker.id, template=entry.invoke.template,
-            rule=entry.invoke.snakemake.rule, ok=done.ok,
+            "invocation",
+            id=done.invocation_id,
+            worker=worker.id,
+            template=entry.invoke.template,
+            rule=entry.invoke.snakemake.rule,
+            ok=done.ok,
             queued_s=(entry.dispatched_at or now) - entry.submitted_at,
-            latency_s=now - entry.submitted_at, exec_s=sum(done.seconds),
+            latency_s=now - entry.submitted_at,
+            exec_s=sum(done.seconds),
         )
         instructions = self.scheduler.invocation_done(worker.id, done.invocation_id, now)
         if done.template_failed:
-            reason = (f"sticky template {entry.invoke.template!r} failed to build "
-                      f"(its traceback is logged above, once)")
+            reason = (
+                f"sticky template {entry.invoke.template!r} failed to build "
+                f"(its traceback is logged above, once)"
+            )
             instructions += self.scheduler.template_failed(entry.invoke.template, reason, now)
             self._callback(done.invocation_id, False, reason, done)
         else:
@@ -302,10 +329,12 @@ class Manager:
             stopping = self.scheduler.workers.get(worker_id)
             expected = stopping is not None and stopping.phase is sched.Phase.STOPPING
             if not expected:
-                log.warning("sticky: lost worker %s: %s (log: %s)", worker_id, reason,
-                            worker.log_path)
-            self.metrics.write("worker_lost" if not expected else "worker_stopped",
-                               worker=worker_id, reason=reason)
+                log.warning(
+                    "sticky: lost worker %s: %s (log: %s)", worker_id, reason, worker.log_path
+                )
+            self.metrics.write(
+                "worker_lost" if not expected else "worker_stopped", worker=worker_id, reason=reason
+            )
             _kill(worker)
             self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason))
 
@@ -321,9 +350,11 @@ class Manager:
                 entry.dispatched_at, entry.worker_id = time.monotonic(), ins.worker_id
                 self._send(ins.worker_id, entry.invoke)
             elif isinstance(ins, sched.Requeue):
-                log.warning("sticky: invocation of rule %s requeued after losing worker %s",
-                            self.inflight[ins.invocation_id].invoke.snakemake.rule,
-                            ins.worker_id)
+                log.warning(
+                    "sticky: invocation of rule %s requeued after losing worker %s",
+                    self.inflight[ins.invocation_id].invoke.snakemake.rule,
+                    ins.worker_id,
+                )
                 self.metrics.write("requeued", id=ins.invocation_id, worker=ins.worker_id)
                 # Partial outputs go before the invocation can run anywhere else.
                 self.on_requeue(ins.invocation_id)
@@ -355,10 +386,21 @@ class Manager:
         env.setdefault("MKL_NUM_THREADS", "1")
         with open(log_path, "ab") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "snakemake_executor_plugin_sticky.worker",
-                 "--connect", self.connect_address, "--worker-id", worker_id],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                cwd=self.workdir, env=env, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "snakemake_executor_plugin_sticky.worker",
+                    "--connect",
+                    self.connect_address,
+                    "--worker-id",
+                    worker_id,
+                ],
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
             )
         assert process.stdin is not None
         process.stdin.write(self.secret.hex().encode() + b"\n")
@@ -368,8 +410,9 @@ class Manager:
         self.metrics.write("worker_started", worker=worker_id, pid=process.pid)
         log.info("sticky: started worker %s (pid %d)", worker_id, process.pid)
 
-    def _callback(self, inv_id: int, ok: bool, error: Optional[str],
-                  done: Optional[InvocationDone]) -> None:
+    def _callback(
+        self, inv_id: int, ok: bool, error: Optional[str], done: Optional[InvocationDone]
+    ) -> None:
         self._pending_callbacks.append(lambda: self.on_done(inv_id, ok, error, done))
 
     def _run_callbacks(self) -> None:
@@ -390,8 +433,9 @@ class Manager:
             try:
                 worker.process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                log.warning("sticky: worker %s did not stop within %g s; killing it",
-                            worker.id, grace)
+                log.warning(
+                    "sticky: worker %s did not stop within %g s; killing it", worker.id, grace
+                )
             _kill(worker)
 
     def _close(self) -> None:
@@ -432,8 +476,11 @@ def _send_quietly(conn: Connection, message: object) -> None:
 
 def _set_recv_timeout(sock: socket.socket, seconds: float) -> None:
     whole = int(seconds)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
-                    struct.pack("ll", whole, int((seconds - whole) * 1e6)))
+    sock.setsockopt(
+        socket.SOL_SOCKET,
+        socket.SO_RCVTIMEO,
+        struct.pack("ll", whole, int((seconds - whole) * 1e6)),
+    )
 
 
 def _set_recv_timeout_fd(fd: int, seconds: float) -> None:

@@ -90,8 +90,10 @@ class StateHolder:
         for built in reversed(list(self.states.values())):
             problem = built.teardown()
             if problem:
-                print(f"teardown of sticky template {built.name!r} failed:\n{problem}",
-                      file=sys.stderr)
+                print(
+                    f"teardown of sticky template {built.name!r} failed:\n{problem}",
+                    file=sys.stderr,
+                )
         self.states.clear()
 
 

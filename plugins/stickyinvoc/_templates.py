@@ -195,5 +195,14 @@ def build_state(name: str, fn: TemplateFunction) -> BuiltState:
         return BuiltState(name, result, time.perf_counter() - start)
     except StopIteration:
         raise TemplateBuildError(name, "the template function returned without yielding") from None
-    except Exception:
-        raise TemplateBuildError(name, traceback.format_exc()) from None
+    except Exception as e:
+        raise TemplateBuildError(name, user_traceback(e)) from None
+
+
+def user_traceback(error: BaseException) -> str:
+    """Format ``error``'s traceback without the leading frames of this package."""
+    frames = traceback.extract_tb(error.__traceback__)
+    here = str(Path(__file__).parent)
+    first = next((i for i, f in enumerate(frames) if not f.filename.startswith(here)), 0)
+    lines = traceback.format_list(frames[first:]) + traceback.format_exception_only(error)
+    return "Traceback (most recent call last):\n" + "".join(lines)

@@ -1,0 +1,160 @@
+"""Shared test helpers: real Snakemake runs in temporary copies of test workflows."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WORKFLOWS = Path(__file__).parent / "integration" / "workflows"
+
+
+@dataclass
+class SnakemakeRun:
+    """One finished ``snakemake`` command, with what it printed and what it left behind."""
+
+    workdir: Path
+    returncode: int
+    output: str
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """The records of the newest sticky metrics log of this working directory."""
+        logs = sorted((self.workdir / ".snakemake" / "sticky").glob("*/metrics.jsonl"))
+        assert logs, f"no sticky metrics under {self.workdir}/.snakemake/sticky"
+        return [json.loads(line) for line in logs[-1].read_text().splitlines()]
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        return [r for r in self.metrics() if r["event"] == name]
+
+    def read(self, path: str) -> str:
+        return (self.workdir / path).read_text()
+
+
+def snakemake_command(*args: str, executor: str = "sticky", cores: int = 2) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--executor",
+        executor,
+        "--cores",
+        str(cores),
+        "--nocolor",
+        "--latency-wait",
+        "3",
+        *args,
+    ]
+
+
+@pytest.fixture
+def workflow(tmp_path: Path) -> Callable[[str], Path]:
+    """Copy a test workflow from tests/integration/workflows into a fresh directory."""
+
+    def copy(name: str, into: str = "wf") -> Path:
+        target = tmp_path / into
+        shutil.copytree(WORKFLOWS / name, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture
+def run_snakemake() -> Callable[..., SnakemakeRun]:
+    def run(
+        workdir: Path,
+        *args: str,
+        executor: str = "sticky",
+        cores: int = 2,
+        env: "dict[str, str] | None" = None,
+        timeout: float = 240,
+    ) -> SnakemakeRun:
+        proc = subprocess.run(
+            snakemake_command(*args, executor=executor, cores=cores),
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **(env or {})},
+        )
+        return SnakemakeRun(workdir, proc.returncode, proc.stdout + proc.stderr)
+
+    return run
+
+
+class BackgroundRun:
+    """A ``snakemake`` command running in the background, for tests that interrupt it."""
+
+    def __init__(self, workdir: Path, cmd: list[str]) -> None:
+        self.workdir = workdir
+        self.proc = subprocess.Popen(
+            cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """Metrics records so far (none before the first worker starts)."""
+        logs = sorted((self.workdir / ".snakemake" / "sticky").glob("*/metrics.jsonl"))
+        if not logs:
+            return []
+        lines = logs[-1].read_text().splitlines()
+        return [r for r in map(json.loads, lines) if r["event"] == name]
+
+    def finish(self, timeout: float = 180) -> SnakemakeRun:
+        out, _ = self.proc.communicate(timeout=timeout)
+        return SnakemakeRun(self.workdir, self.proc.returncode, out)
+
+
+@pytest.fixture
+def start_snakemake() -> Callable[..., BackgroundRun]:
+    started: list[BackgroundRun] = []
+
+    def start(workdir: Path, *args: str, cores: int = 2) -> BackgroundRun:
+        run = BackgroundRun(workdir, snakemake_command(*args, cores=cores))
+        started.append(run)
+        return run
+
+    yield start
+    for run in started:
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.communicate()
+
+
+def poll_until(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
+    """Poll with a deadline instead of sleeping a fixed time; return the first truthy value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what or predicate}")
+
+
+@pytest.fixture
+def poll() -> Callable[..., Any]:
+    return poll_until
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def alive() -> Callable[[int], bool]:
+    return pid_alive

@@ -1,0 +1,67 @@
+"""Failures are reported like Snakemake's own executors report them, and stay contained."""
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_invocation_exception_fails_that_job_only_and_worker_stays_warm(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    run = run_snakemake(wd, "--keep-going", "--config", "fail_on=[3]", "count=6", cores=1)
+    assert run.returncode != 0
+    assert "Error in rule invocation" in run.output
+    assert "ValueError: invocation 3 fails on purpose" in run.output
+    assert 'scripts/invocation.py", line' in run.output  # the user's traceback, not ours
+    assert not (wd / "out/3.txt").exists()
+    for i in [0, 1, 2, 4, 5]:
+        assert (wd / f"out/{i}.txt").exists()
+    # One worker (-c 1) built the state once and served every invocation, the failed one too.
+    assert len(run.events("state_built")) == 1
+    assert len({r["worker"] for r in run.events("invocation")}) == 1
+
+
+def test_missing_output_is_reported(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    run = run_snakemake(wd, "out/2.txt", "--config", "missing_on=[2]")
+    assert run.returncode != 0
+    assert "MissingOutputException" in run.output or "Missing files after" in run.output
+
+
+def test_retries_rerun_a_failed_invocation(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    run = run_snakemake(wd, "--retries", "1", "--config", "flaky_on=[1]", "count=3")
+    assert run.returncode == 0, run.output
+    assert "fails on its first attempt" in run.output
+    assert run.read("out/1.txt") == "1 30\n"
+
+
+def test_template_failure_fails_its_jobs_with_one_traceback(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    run = run_snakemake(wd, "--keep-going", env={"TEST_TEMPLATE_FAILS": "1"}, cores=1)
+    assert run.returncode != 0
+    assert run.output.count("RuntimeError: the counter template cannot start") == 1, run.output
+    assert 'sticky_templates.py", line' in run.output  # the template's own traceback
+    assert "sticky template 'counter' failed to build" in run.output
+    assert not (wd / "out").exists() or not list((wd / "out").iterdir())
+    # Jobs that do not need the template still ran.
+    assert (wd / "shell.txt").exists() and (wd / "run.txt").exists()
+
+
+def test_unknown_template_is_an_error_before_any_job_runs(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    run = run_snakemake(wd, "--config", "template=nosuch")
+    assert run.returncode != 0
+    assert "names sticky template 'nosuch', which is not declared" in run.output
+    assert "sticky_templates.py declares: counter, other" in run.output
+    assert not (wd / "shell.txt").exists()
+
+
+def test_run_block_cannot_opt_in(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    snakefile = wd / "Snakefile"
+    head = 'rule run_rule:\n    output:\n        "run.txt",\n'
+    opted_in = head + '    resources:\n        sticky="counter",\n'
+    snakefile.write_text(snakefile.read_text().replace(head, opted_in))
+    run = run_snakemake(wd)
+    assert run.returncode != 0
+    assert "rule run_rule" in run.output and "is not a script: rule" in run.output

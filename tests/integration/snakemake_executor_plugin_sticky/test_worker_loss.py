@@ -1,0 +1,65 @@
+"""Killed workers lose nothing; interrupted runs leave no worker behind."""
+
+import os
+import signal
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_sigkilled_worker_is_replaced_and_its_invocation_requeued(
+    workflow, start_snakemake, poll, alive
+):
+    """SIGKILL the worker in the middle of invocation 2 (which has already half-written its
+    output): the run still succeeds with --retries 0, the partial output is gone, the
+    invocation ran again on another worker, and the loss is in the metrics."""
+    wd = workflow("sticky_basic")
+    bg = start_snakemake(wd, "--retries", "0", "--config", "hang_on=[2]", "count=5", cores=2)
+    pid_file = wd / "markers" / "pid-2"
+    worker_pid = int(
+        poll(lambda: pid_file.exists() and pid_file.read_text(), 120, "invocation 2 to start")
+    )
+    assert (wd / "out" / "2.txt").read_text() == "PARTIAL"
+    os.kill(worker_pid, signal.SIGKILL)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert run.read("out/2.txt") == "2 60\n"
+    assert "lost worker" in run.output and "requeued" in run.output
+    lost = run.events("worker_lost")
+    assert len(lost) == 1
+    requeued = run.events("requeued")
+    assert len(requeued) == 1 and requeued[0]["worker"] == lost[0]["worker"]
+    done = [r for r in run.events("invocation") if r["id"] == requeued[0]["id"]]
+    assert len(done) == 1 and done[0]["ok"] and done[0]["worker"] != lost[0]["worker"]
+    assert not alive(worker_pid)
+
+
+def test_ctrl_c_stops_every_worker(workflow, start_snakemake, poll, alive):
+    """SIGINT to Snakemake while invocations run: it exits, and no worker process is left."""
+    wd = workflow("sticky_basic")
+    bg = start_snakemake(wd, "--config", "sleep_on=[0,1]", "sleep_seconds=120", "count=2")
+
+    def two_workers_busy() -> list[int]:
+        pids = [r["pid"] for r in bg.events("worker_connected")]
+        builds = list((wd / "builds").glob("*")) if (wd / "builds").exists() else []
+        return pids if len(pids) == 2 and len(builds) == 2 else []
+
+    pids = poll(two_workers_busy, 120, "two workers to build their state")
+    bg.proc.send_signal(signal.SIGINT)
+    run = bg.finish(timeout=60)
+    assert run.returncode != 0, run.output
+    poll(lambda: not any(alive(p) for p in pids), 20, "workers to exit")
+    assert not (wd / "out" / "0.txt").exists()
+
+
+def test_workers_exit_when_snakemake_is_killed(workflow, start_snakemake, poll, alive):
+    """Even a SIGKILLed Snakemake leaves no worker: workers notice their manager is gone."""
+    wd = workflow("sticky_basic")
+    bg = start_snakemake(wd, "--config", "sleep_on=[0]", "sleep_seconds=120", "count=1", cores=1)
+    pid = poll(
+        lambda: [r["pid"] for r in bg.events("worker_connected")], 120, "a worker to connect"
+    )[0]
+    bg.proc.kill()
+    bg.finish(timeout=30)
+    poll(lambda: not alive(pid), 20, "the orphaned worker to exit")
