@@ -1,0 +1,35 @@
+"""The metrics log and the end-of-run summary."""
+
+import json
+
+from snakemake_executor_plugin_sticky._metrics import MetricsLog, summarize
+
+
+def test_records_are_jsonl_with_event_and_time(tmp_path):
+    log = MetricsLog(tmp_path / "m" / "metrics.jsonl")
+    log.write("state_built", worker="w1", template="t", seconds=1.5)
+    log.close()
+    (record,) = [json.loads(x) for x in (tmp_path / "m" / "metrics.jsonl").read_text().splitlines()]
+    assert record["event"] == "state_built" and record["seconds"] == 1.5 and record["t"] >= 0
+
+
+def test_summary_counts_workers_builds_and_latency():
+    records = [
+        {"event": "state_built", "worker": "w1", "template": "t", "seconds": 2.0},
+        *[
+            {"event": "invocation", "worker": "w1", "template": "t", "ok": i != 0,
+             "latency_s": 0.01 * (i + 1)}
+            for i in range(10)
+        ],
+        {"event": "worker_lost", "worker": "w2"},
+        {"event": "requeued", "id": 3, "worker": "w2"},
+    ]
+    text = summarize(records)
+    assert "10 invocations (1 failed) on 1 worker(s)" in text
+    assert "median 55.0 ms" in text
+    assert "worker w1: built 't' in 2.00 s, then ran 10 invocation(s)" in text
+    assert "1 worker(s) lost, 1 invocation(s) requeued" in text
+
+
+def test_no_summary_without_invocations():
+    assert summarize([{"event": "worker_started"}]) is None

@@ -1,0 +1,146 @@
+"""The routing policy, event by event, with no sockets or processes."""
+
+import pytest
+
+from snakemake_executor_plugin_sticky._scheduling import (
+    Dispatch,
+    FailInvocation,
+    Phase,
+    Requeue,
+    StartWorker,
+    StickyScheduler,
+    StopWorker,
+)
+
+
+def connected(s: StickyScheduler, *worker_ids: str, now: float = 0.0) -> list:
+    out = []
+    for w in worker_ids:
+        out += s.worker_connected(w, now)
+    return out
+
+
+def test_first_invocation_starts_a_worker_lazily_and_runs_there():
+    s = StickyScheduler(max_workers=2)
+    assert s.submit(1, "llm", 0.0) == [StartWorker("w1")]
+    assert connected(s, "w1") == [Dispatch("w1", 1)]
+
+
+def test_workers_scale_out_with_waiting_invocations_up_to_the_limit():
+    s = StickyScheduler(max_workers=2)
+    assert s.submit(1, "llm", 0.0) == [StartWorker("w1")]
+    assert s.submit(2, "llm", 0.0) == [StartWorker("w2")]
+    assert s.submit(3, "llm", 0.0) == []  # at the limit: waits
+    assert connected(s, "w2") == [Dispatch("w2", 1)]
+    assert connected(s, "w1") == [Dispatch("w1", 2)]
+
+
+def test_idle_holder_of_the_template_is_preferred():
+    s = StickyScheduler(max_workers=2)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "b", 0.0)
+    connected(s, "w1", "w2")
+    s.state_built("w1", "a")
+    s.state_built("w2", "b")
+    s.invocation_done("w1", 1, 1.0)
+    s.invocation_done("w2", 2, 1.0)
+    assert s.submit(3, "b", 1.0) == [Dispatch("w2", 3)]
+    assert s.submit(4, "a", 1.0) == [Dispatch("w1", 4)]
+
+
+def test_busy_holder_is_waited_for_briefly_before_another_worker_builds():
+    s = StickyScheduler(max_workers=2, steal_after=2.0)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "b", 0.0)
+    connected(s, "w1", "w2")
+    s.state_built("w1", "a")
+    s.state_built("w2", "b")
+    s.invocation_done("w2", 2, 0.5)  # w2 idle, holds only b
+    assert s.submit(3, "a", 0.5) == []  # w1 (holder of a) is busy: wait
+    assert s.tick(1.0) == []
+    assert s.tick(2.6) == [Dispatch("w2", 3)]  # waited steal_after: w2 builds a too
+
+
+def test_idle_worker_builds_a_template_nobody_holds():
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "a", 0.0)
+    connected(s, "w1")
+    s.state_built("w1", "a")
+    s.invocation_done("w1", 1, 1.0)
+    assert s.submit(2, "b", 1.0) == [Dispatch("w1", 2)]
+
+
+def test_lost_worker_requeues_its_invocation_first_and_a_replacement_starts():
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "a", 0.0)
+    connected(s, "w1")
+    out = s.worker_lost("w1", 5.0, "killed")
+    assert out == [Requeue(1, "w1"), StartWorker("w2")]
+    assert connected(s, "w2", now=6.0) == [Dispatch("w2", 1)]  # requeued one goes first
+    assert s.invocations[1].requeues == 1
+
+
+def test_invocation_fails_after_too_many_lost_workers():
+    s = StickyScheduler(max_workers=1, max_requeues=1)
+    s.submit(1, "a", 0.0)
+    connected(s, "w1")
+    assert s.worker_lost("w1", 1.0, "oom")[0] == Requeue(1, "w1")
+    connected(s, "w2")
+    out = s.worker_lost("w2", 2.0, "oom")
+    assert isinstance(out[0], FailInvocation) and "lost its sticky worker 2 times" in out[0].reason
+
+
+def test_failed_template_fails_later_invocations_on_arrival():
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "b", 0.0)
+    connected(s, "w1")
+    assert s.invocation_done("w1", 1, 1.0) == [Dispatch("w1", 2)]
+    assert s.template_failed("a", "broken", 1.0) == []  # nothing of "a" was waiting
+    assert s.submit(3, "a", 1.0) == [FailInvocation(3, "broken")]
+    assert s.submit(4, "b", 1.0) == []  # other templates are unaffected: waits for w1
+
+
+def test_failed_template_fails_the_queue():
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "a", 0.0)
+    s.submit(3, "b", 0.0)
+    connected(s, "w1")
+    out = s.template_failed("a", "broken", 0.5)
+    assert out == [FailInvocation(2, "broken")]
+    assert list(s.queue) == [3]
+
+
+def test_workers_that_never_start_fail_the_queue_after_repeated_tries():
+    s = StickyScheduler(max_workers=1, max_start_failures=2)
+    s.submit(1, "a", 0.0)
+    assert s.worker_lost("w1", 1.0, "exit 1") == [StartWorker("w2")]
+    out = s.worker_lost("w2", 2.0, "exit 1")
+    assert out == [FailInvocation(1, "sticky workers failed to start 2 times (exit 1)")]
+
+
+def test_idle_workers_stop_after_the_timeout_only_when_nothing_waits():
+    s = StickyScheduler(max_workers=1, idle_timeout=10.0)
+    s.submit(1, "a", 0.0)
+    connected(s, "w1")
+    s.invocation_done("w1", 1, 1.0)
+    assert s.tick(5.0) == []
+    assert s.tick(11.0) == [StopWorker("w1", "idle for 10 s")]
+    assert s.workers["w1"].phase is Phase.STOPPING
+    # A stopping worker no longer counts: new work starts a fresh one.
+    assert s.submit(2, "a", 12.0) == [StartWorker("w2")]
+
+
+def test_stop_all_stops_each_worker_once():
+    s = StickyScheduler(max_workers=2)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "a", 0.0)
+    assert s.stop_all("end") == [StopWorker("w1", "end"), StopWorker("w2", "end")]
+    assert s.stop_all("end") == []
+
+
+def test_max_workers_must_be_positive():
+    with pytest.raises(ValueError, match="max_workers"):
+        StickyScheduler(max_workers=0)

@@ -1,0 +1,86 @@
+"""The worker's invocation path, in-process: template states, script execution, errors."""
+
+import types
+from pathlib import Path
+
+import pytest
+
+import stickyinvoc._access as access
+from snakemake_executor_plugin_sticky._protocol import Invoke, StateBuilt, StateFailed
+from snakemake_executor_plugin_sticky.worker import Worker
+
+
+class RecordingConn:
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
+
+
+@pytest.fixture
+def worker():
+    w = Worker(RecordingConn(), "w1")  # type: ignore[arg-type]
+    access._bind_worker(w.holder.lookup)  # what Worker.serve() does for its process
+    yield w
+    access._bind_worker(None)
+
+
+@pytest.fixture
+def templates(tmp_path: Path) -> Path:
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from stickyinvoc import template\n"
+        "@template('m')\ndef m():\n    return {'calls': 0}\n"
+        "@template('bad')\ndef bad():\n    raise KeyError('no weights')\n"
+    )
+    return path
+
+
+def invoke(templates: Path, source: str, inv_id: int = 1, template: str = "m") -> Invoke:
+    smk = types.SimpleNamespace(rule="r", resources={"sticky": template}, output=[], log=[])
+    return Invoke(inv_id, template, str(templates), str(templates.parent / "s.py"), source,
+                  str(templates.parent), smk)
+
+
+def test_state_is_built_once_and_shared_by_invocations(worker, templates):
+    src = "import stickyinvoc\nstickyinvoc.state(snakemake)['calls'] += 1\n"
+    assert worker.run(invoke(templates, src, 1)).ok
+    assert worker.run(invoke(templates, src, 2)).ok
+    assert worker.holder.states["m"].value == {"calls": 2}
+    assert sum(isinstance(m, StateBuilt) for m in worker.conn.sent) == 1
+
+
+def test_script_exception_fails_only_that_invocation(worker, templates):
+    done = worker.run(invoke(templates, "x = 1\nraise ValueError('bad row')\n"))
+    assert not done.ok and "ValueError: bad row" in done.error
+    assert 's.py", line 2' in done.error and "worker.py" not in done.error
+    assert worker.run(invoke(templates, "pass\n", 2)).ok  # still warm
+
+
+def test_sys_exit_zero_is_success_and_nonzero_is_failure(worker, templates):
+    assert worker.run(invoke(templates, "import sys\nsys.exit(0)\n")).ok
+    done = worker.run(invoke(templates, "import sys\nsys.exit(3)\n", 2))
+    assert not done.ok and "status 3" in done.error
+
+
+def test_template_failure_is_reported_once_and_remembered(worker, templates):
+    first = worker.run(invoke(templates, "pass\n", 1, "bad"))
+    second = worker.run(invoke(templates, "pass\n", 2, "bad"))
+    assert first.template_failed and second.template_failed
+    failures = [m for m in worker.conn.sent if isinstance(m, StateFailed)]
+    assert len(failures) == 2 and "KeyError: 'no weights'" in failures[0].traceback
+
+
+def test_invocation_cannot_reach_another_templates_state(worker, templates):
+    src = "import stickyinvoc\nstickyinvoc.state(snakemake, template='bad')\n"
+    done = worker.run(invoke(templates, src))
+    assert not done.ok and "is not built in this worker" in done.error
+
+
+def test_working_directory_is_restored_after_an_invocation(worker, templates, tmp_path):
+    import os
+
+    before = os.getcwd()
+    assert worker.run(invoke(templates, f"import os\nos.chdir({str(tmp_path)!r})\n")).ok
+    assert os.getcwd() == before
