@@ -328,13 +328,13 @@ class Manager:
                 return
             stopping = self.scheduler.workers.get(worker_id)
             expected = stopping is not None and stopping.phase is sched.Phase.STOPPING
-            if not expected:
+            if expected:
+                self.metrics.write("worker_stopped", worker=worker_id)
+            else:
                 log.warning(
                     "sticky: lost worker %s: %s (log: %s)", worker_id, reason, worker.log_path
                 )
-            self.metrics.write(
-                "worker_lost" if not expected else "worker_stopped", worker=worker_id, reason=reason
-            )
+                self.metrics.write("worker_lost", worker=worker_id, reason=reason)
             _kill(worker)
             self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason))
 

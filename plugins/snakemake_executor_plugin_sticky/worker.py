@@ -218,7 +218,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     host, _, port = args.connect.rpartition(":")
     conn = Client((host.strip("[]"), int(port)), authkey=secret)
     Worker(conn, args.worker_id).serve()
-    return 0
+    # The states are torn down (serve's finally). Skip the interpreter's own finalisation:
+    # with torch loaded it takes most of a second, and the manager waits for this exit.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,13 @@ def test_summary_counts_workers_builds_and_latency():
     records = [
         {"event": "state_built", "worker": "w1", "template": "t", "seconds": 2.0},
         *[
-            {"event": "invocation", "worker": "w1", "template": "t", "ok": i != 0,
-             "latency_s": 0.01 * (i + 1)}
+            {
+                "event": "invocation",
+                "worker": "w1",
+                "template": "t",
+                "ok": i != 0,
+                "latency_s": 0.01 * (i + 1),
+            }
             for i in range(10)
         ],
         {"event": "worker_lost", "worker": "w2"},

@@ -39,8 +39,15 @@ def templates(tmp_path: Path) -> Path:
 
 def invoke(templates: Path, source: str, inv_id: int = 1, template: str = "m") -> Invoke:
     smk = types.SimpleNamespace(rule="r", resources={"sticky": template}, output=[], log=[])
-    return Invoke(inv_id, template, str(templates), str(templates.parent / "s.py"), source,
-                  str(templates.parent), smk)
+    return Invoke(
+        inv_id,
+        template,
+        str(templates),
+        str(templates.parent / "s.py"),
+        source,
+        str(templates.parent),
+        smk,
+    )
 
 
 def test_state_is_built_once_and_shared_by_invocations(worker, templates):

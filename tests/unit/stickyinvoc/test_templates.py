@@ -9,7 +9,7 @@ from stickyinvoc import TemplateBuildError, TemplateError, declared_templates, f
 from stickyinvoc._templates import build_state, load_templates
 
 TEMPLATES = textwrap.dedent(
-    '''
+    """
     import stickyinvoc
     from stickyinvoc import template
 
@@ -35,7 +35,7 @@ TEMPLATES = textwrap.dedent(
 
     def helper():
         return None
-    '''
+    """
 )
 
 
@@ -49,7 +49,10 @@ def templates_file(tmp_path: Path) -> Path:
 def test_declared_templates_reads_names_without_running_the_file(templates_file):
     templates_file.write_text("import no_such_module_anywhere\n" + TEMPLATES)
     assert declared_templates(templates_file) == {
-        "model": 9, "tokenizer": 15, "named": 19, "broken": 23,  # the def lines
+        "model": 9,
+        "tokenizer": 15,
+        "named": 19,
+        "broken": 23,  # the def lines
     }
 
 
@@ -87,8 +90,9 @@ def test_build_error_carries_the_templates_own_traceback(templates_file):
 
 def test_template_yielding_twice_reports_it_at_teardown(tmp_path):
     path = tmp_path / "t.py"
-    path.write_text("from stickyinvoc import template\n@template('x')\n"
-                    "def x():\n    yield 1\n    yield 2\n")
+    path.write_text(
+        "from stickyinvoc import template\n@template('x')\ndef x():\n    yield 1\n    yield 2\n"
+    )
     built = build_state("x", load_templates(path)["x"])
     assert "yielded more than once" in built.teardown()
 

@@ -1,0 +1,62 @@
+"""Helpers shared by the benchmarks: timing commands, copying workflows, writing results."""
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+WORK = ROOT / "bench" / "work"
+
+
+def fresh_copy(source: Path, target: Path) -> Path:
+    """Copy a workflow without its results and Snakemake state."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        source, target, ignore=shutil.ignore_patterns("results", ".snakemake", "__pycache__")
+    )
+    return target
+
+
+def timed(cmd: list[str], cwd: Path, env: Optional[dict[str, str]] = None) -> float:
+    """Run a command to completion; return its wall seconds; fail loudly on error."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(
+            f"benchmark step failed ({' '.join(cmd)}):\n{proc.stdout[-3000:]}"
+            f"\n{proc.stderr[-3000:]}"
+        )
+    return seconds
+
+
+def snakemake(*args: str) -> list[str]:
+    # Targets and --config lists come first: --quiet takes a list and would swallow them.
+    return [sys.executable, "-m", "snakemake", *args, "--nocolor", "--quiet", "rules"]
+
+
+def write_result(name: str, result: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    result = {
+        "benchmark": name,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        **result,
+    }
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    return path

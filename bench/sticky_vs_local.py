@@ -1,0 +1,156 @@
+"""Claim verification: ``--executor local`` vs ``--executor sticky`` vs the physical limit.
+
+The same workflow (workflows/claim-verification) verifies N claims, one invocation each, with
+``-j 2``: once under the local executor (every job imports torch and loads MiniLM: the
+create-destroy baseline), once under the sticky executor (each worker loads it once), and as
+the physical limit: two plain Python processes that each load the model once and verify half
+the claims in a loop. The verdict head is trained once beforehand and shared, so all three
+do the same work. Verdicts must be identical across the three.
+
+Targets (issue #2): sticky at least 30x faster than local, and within 1.5x of the limit.
+
+    python bench/sticky_vs_local.py            # 200 invocations
+    python bench/sticky_vs_local.py --quick    # 8 invocations, under a minute
+"""
+
+import argparse
+import csv
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import ROOT, WORK, fresh_copy, snakemake, timed, write_result  # noqa: E402
+
+WORKFLOW = ROOT / "workflows" / "claim-verification"
+
+
+def test_ids(n: int) -> list[str]:
+    with open(WORKFLOW / "data" / "claims.tsv", newline="", encoding="utf-8") as f:
+        ids = [r["claim_id"] for r in csv.DictReader(f, delimiter="\t") if r["split"] == "test"]
+    return ids[:n]
+
+
+def verdicts(folder: Path) -> dict[str, str]:
+    """claim_id -> 'predicted<TAB>confidence' from every verdict file in a folder."""
+    found: dict[str, str] = {}
+    for path in folder.glob("*.tsv"):
+        for row in csv.DictReader(path.open(encoding="utf-8"), delimiter="\t"):
+            found[row["claim_id"]] = f"{row['predicted']}\t{row['confidence']}"
+    return found
+
+
+def run_limit(workdir: Path, ids: list[str], jobs: int) -> float:
+    out = workdir / "limit_out"
+    shutil.rmtree(out, ignore_errors=True)
+    chunks = [ids[i::jobs] for i in range(jobs)]
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "_claim_limit.py"),
+                str(workdir),
+                str(out),
+                *chunk,
+            ]
+        )
+        for chunk in chunks
+        if chunk
+    ]
+    if any(p.wait() != 0 for p in procs):
+        sys.exit("the limit processes failed")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="8 invocations, one repeat")
+    parser.add_argument("--invocations", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="repeats of the sticky and limit runs (median taken); default 3, "
+        "1 with --quick. The local run is long and runs once.",
+    )
+    args = parser.parse_args()
+    n = args.invocations or (8 if args.quick else 200)
+    repeats = args.repeats or (1 if args.quick else 3)
+    ids = test_ids(n)
+    base = WORK / "sticky_vs_local"
+    prep = fresh_copy(WORKFLOW, base / "prep")
+    print(f"training the verdict head once ({prep}) ...", flush=True)
+    timed(snakemake("results/head.npz", "--executor", "sticky", "-j", str(args.jobs)), prep)
+    # Both executors get the same flags. The greedy scheduler: Snakemake's default ILP
+    # scheduler spends tens of ms per scheduling round, which dominates short jobs for any
+    # executor (profiles/local sets it too).
+    config = ["--scheduler", "greedy", "--config", f"n_claims={n}", "batch_size=1"]
+
+    def fresh(name: str) -> Path:
+        wd = fresh_copy(WORKFLOW, base / name)
+        (wd / "results").mkdir()
+        shutil.copy2(prep / "results" / "head.npz", wd / "results" / "head.npz")
+        return wd
+
+    def run_executor(executor: str) -> tuple[float, Path]:
+        wd = fresh(executor)
+        seconds = timed(snakemake("--executor", executor, "-j", str(args.jobs), *config), wd)
+        return seconds, wd
+
+    sticky_times, limit_times = [], []
+    local_s, local_wd = None, None
+    for i in range(repeats):
+        # Interleaved, so drifts in machine load hit all three alike.
+        s, sticky_wd = run_executor("sticky")
+        sticky_times.append(s)
+        print(f"  sticky  repeat {i + 1}: {s:7.2f} s", flush=True)
+        limit_times.append(run_limit(sticky_wd, ids, args.jobs))
+        print(f"  limit   repeat {i + 1}: {limit_times[-1]:7.2f} s", flush=True)
+        if local_s is None:
+            local_s, local_wd = run_executor("local")
+            print(f"  local   (once)    : {local_s:7.2f} s", flush=True)
+    assert local_wd is not None and local_s is not None
+    sticky_s, limit_s = statistics.median(sticky_times), statistics.median(limit_times)
+
+    local_v = verdicts(local_wd / "results" / "verdicts")
+    sticky_v = verdicts(sticky_wd / "results" / "verdicts")
+    limit_v = verdicts(sticky_wd / "limit_out")
+    identical = len(local_v) == n and local_v == sticky_v == limit_v
+    speedup, vs_limit = local_s / sticky_s, sticky_s / limit_s
+    print(f"\nclaim verification, {n} invocations, -j {args.jobs}, --scheduler greedy")
+    print(f"  local executor  : {local_s:8.2f} s  ({local_s / n * args.jobs:.2f} s per job)")
+    print(f"  sticky executor : {sticky_s:8.2f} s  (median of {repeats})")
+    print(f"  physical limit  : {limit_s:8.2f} s  ({args.jobs} processes, model loaded once)")
+    print(f"  sticky speedup over local : {speedup:6.1f}x  (target >= 30x)")
+    print(f"  sticky / limit            : {vs_limit:6.2f}x  (target <= 1.5x)")
+    print(f"  verdicts identical across all three: {identical}")
+    path = write_result(
+        "sticky_vs_local",
+        {
+            "invocations": n,
+            "jobs": args.jobs,
+            "quick": args.quick,
+            "repeats": repeats,
+            "local_s": round(local_s, 3),
+            "sticky_s": round(sticky_s, 3),
+            "limit_s": round(limit_s, 3),
+            "sticky_runs_s": [round(x, 3) for x in sticky_times],
+            "limit_runs_s": [round(x, 3) for x in limit_times],
+            "speedup_sticky_over_local": round(speedup, 2),
+            "sticky_over_limit": round(vs_limit, 3),
+            "targets": {"speedup_at_least": 30, "over_limit_at_most": 1.5},
+            "verdicts_identical": identical,
+        },
+    )
+    print(f"  written: {path.relative_to(ROOT)}")
+    if not identical:
+        sys.exit("verdicts differ between local, sticky and the limit")
+
+
+if __name__ == "__main__":
+    main()

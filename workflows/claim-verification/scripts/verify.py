@@ -1,0 +1,33 @@
+"""Verify one batch of claims against their evidence (a sticky invocation).
+
+The encoder is the warm state; the verdict head and the parsed claims table are cached in it
+too (keyed by file and modification time), so a warm worker reads each only once.
+"""
+
+import os
+
+from claimcheck import features, load_head, predict, read_claims, write_atomically
+
+import stickyinvoc
+
+encoder = stickyinvoc.state(snakemake)
+
+
+def cached_file(path, load):
+    return encoder.cached((load.__name__, path, os.stat(path).st_mtime_ns), lambda: load(path))
+
+
+head = cached_file(snakemake.input.head, load_head)
+table = {c.claim_id: c for c in cached_file(snakemake.input.claims, read_claims)}
+claims = [table[claim_id] for claim_id in snakemake.params.ids]
+labels, confidence = predict(head, features(encoder, claims))
+
+
+def write(tmp):
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("claim_id\tlabel\tpredicted\tconfidence\n")
+        for claim, label, conf in zip(claims, labels, confidence, strict=True):
+            f.write(f"{claim.claim_id}\t{claim.label}\t{label}\t{conf:.4f}\n")
+
+
+write_atomically(snakemake.output[0], write)

@@ -1,0 +1,26 @@
+"""Sticky templates of the claim-verification workflow.
+
+``minilm`` is the expensive state: importing torch and transformers and loading the MiniLM
+encoder from disk (onto the GPU when there is one). Under ``--executor sticky`` each worker
+builds it once; under ``--executor local`` every job builds it again.
+"""
+
+import sys
+from pathlib import Path
+
+from stickyinvoc import template
+
+sys.path.insert(0, str(Path(__file__).parent / "scripts"))
+
+
+@template("minilm")
+def minilm():
+    import claimcheck
+
+    encoder = claimcheck.load_encoder()
+    yield encoder
+    if encoder.device == "cuda":
+        import torch
+
+        del encoder.model
+        torch.cuda.empty_cache()
