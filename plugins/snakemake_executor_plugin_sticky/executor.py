@@ -124,6 +124,12 @@ class Executor(RealExecutor):
                 "Python script: rules run in sticky workers (a run: block cannot be sent to "
                 "another process); move its body into a script and use script:."
             )
+        script = str(rule.script)
+        if "{" not in script and not script.endswith(".py"):
+            raise WorkflowError(
+                f"{where} names sticky template {name!r}, but its script {script} is not "
+                "Python (.py); only Python scripts run in sticky workers."
+            )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
         from snakemake.script import Snakemake, get_source
@@ -198,7 +204,10 @@ class Executor(RealExecutor):
         if info is None:
             return
         if ok and done is not None and info.job.benchmark is not None:
-            _write_benchmark(self.workflow, info.job, done)
+            try:
+                _write_benchmark(self.workflow, info.job, done)
+            except OSError as e:
+                ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
         if ok:
             self.report_job_success(info)
         else:

@@ -224,31 +224,42 @@ class Manager:
     # ---- the I/O thread ---------------------------------------------------------------------
 
     def _io_loop(self) -> None:
+        """Read worker messages and run the periodic checks until the manager closes.
+
+        An unexpected error is logged and the loop goes on: if this thread died, every
+        running invocation would wait forever."""
         last_tick = 0.0
         while not self._closed.is_set():
-            with self._lock:
-                conns = {w.conn: w for w in self.workers.values() if w.conn is not None}
             try:
-                ready = wait([*conns, self._wake_r], timeout=0.25)
-            except OSError:
-                ready = []
-            for conn in ready:
-                if conn is self._wake_r:
-                    while self._wake_r.poll():
-                        self._wake_r.recv_bytes()
-                    continue
-                worker = conns[conn]
-                try:
-                    message = conn.recv()
-                except (EOFError, OSError):
-                    self._lose(worker.id, "its connection closed (the worker process died)")
-                    continue
-                self._handle(worker, message)
-            now = time.monotonic()
-            if now - last_tick >= 0.25:
-                last_tick = now
-                self._periodic(now)
-            self._run_callbacks()
+                self._read_messages(timeout=0.25)
+                now = time.monotonic()
+                if now - last_tick >= 0.25:
+                    last_tick = now
+                    self._periodic(now)
+                self._run_callbacks()
+            except Exception:
+                log.exception("sticky: error in the manager's I/O thread (continuing)")
+                time.sleep(0.1)
+
+    def _read_messages(self, timeout: float) -> None:
+        with self._lock:
+            conns = {w.conn: w for w in self.workers.values() if w.conn is not None}
+        try:
+            ready = wait([*conns, self._wake_r], timeout=timeout)
+        except OSError:
+            return
+        for conn in ready:
+            if conn is self._wake_r:
+                while self._wake_r.poll():
+                    self._wake_r.recv_bytes()
+                continue
+            worker = conns[conn]
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                self._lose(worker.id, "its connection closed (the worker process died)")
+                continue
+            self._handle(worker, message)
 
     def _handle(self, worker: WorkerProcess, message: object) -> None:
         now = time.monotonic()
@@ -419,7 +430,10 @@ class Manager:
         with self._lock:
             pending, self._pending_callbacks = self._pending_callbacks, []
         for callback in pending:
-            callback()
+            try:
+                callback()
+            except Exception:
+                log.exception("sticky: reporting an invocation's outcome to Snakemake failed")
 
     # ---- teardown ---------------------------------------------------------------------------
 

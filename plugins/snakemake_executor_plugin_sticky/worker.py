@@ -19,7 +19,7 @@ import time
 import traceback
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import stickyinvoc._access as access
 from stickyinvoc._templates import (
@@ -207,7 +207,7 @@ def _script_traceback(script_path: str) -> str:
     return "Traceback (most recent call last):\n" + "".join(lines)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> NoReturn:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--connect", required=True, help="HOST:PORT of the sticky manager")
     parser.add_argument("--worker-id", required=True)
@@ -226,4 +226,4 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

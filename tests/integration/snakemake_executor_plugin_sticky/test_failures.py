@@ -65,3 +65,14 @@ def test_run_block_cannot_opt_in(workflow, run_snakemake):
     run = run_snakemake(wd)
     assert run.returncode != 0
     assert "rule run_rule" in run.output and "is not a script: rule" in run.output
+
+
+def test_non_python_script_cannot_opt_in(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    snakefile = wd / "Snakefile"
+    snakefile.write_text(snakefile.read_text().replace('"scripts/invocation.py"', '"scripts/x.R"'))
+    (wd / "scripts" / "x.R").write_text("writeLines('hi', snakemake@output[[1]])\n")
+    run = run_snakemake(wd)
+    assert run.returncode != 0
+    assert "scripts/x.R is not Python" in run.output
+    assert not (wd / "shell.txt").exists()

@@ -63,3 +63,23 @@ def test_workers_exit_when_snakemake_is_killed(workflow, start_snakemake, poll, 
     bg.proc.kill()
     bg.finish(timeout=30)
     poll(lambda: not alive(pid), 20, "the orphaned worker to exit")
+
+
+def test_hung_worker_is_lost_after_the_heartbeat_timeout(workflow, start_snakemake, poll, alive):
+    """A worker that stops answering (SIGSTOP: alive, silent) is declared lost once its
+    heartbeats stop, killed, and its invocation runs elsewhere."""
+    wd = workflow("sticky_basic")
+    bg = start_snakemake(
+        wd, "--sticky-heartbeat-timeout", "3", "--config", "hang_on=[1]", "count=3", cores=2
+    )
+    pid_file = wd / "markers" / "pid-1"
+    worker_pid = int(
+        poll(lambda: pid_file.exists() and pid_file.read_text(), 120, "invocation 1 to start")
+    )
+    os.kill(worker_pid, signal.SIGSTOP)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert run.read("out/1.txt") == "1 30\n"
+    (lost,) = run.events("worker_lost")
+    assert "no heartbeat for 3 s" in lost["reason"]
+    poll(lambda: not alive(worker_pid), 20, "the hung worker to be killed")
