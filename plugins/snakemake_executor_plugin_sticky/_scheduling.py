@@ -13,13 +13,20 @@ Policy, in order, for each queued invocation (oldest first, requeued ones at the
 4. otherwise it waits, and a new worker is started while there are fewer than
    ``max_workers`` workers and more waiting invocations than workers already starting.
 
+Workers have a *class*: the resources they were started with (a Slurm pilot for a GPU template
+is not one for a CPU template). A worker only takes invocations whose template maps to its
+class; locally every worker is of the same class. When the worker limit is reached and a class
+has waiting invocations but no worker at all, an idle worker of another class is stopped to
+make room.
+
 A worker that dies takes nothing with it: its invocation goes back to the front of the queue
 (``Requeue``; it does not count as a failed attempt) until it has been requeued
 ``max_requeues`` times. Idle workers stop after ``idle_timeout`` seconds.
 """
 
 import itertools
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional, Union
@@ -47,11 +54,15 @@ class WorkerSlot:
     since: float
     templates: set[str] = field(default_factory=set)
     current: Optional[int] = None
+    cls: str = ""
 
 
 @dataclass(frozen=True)
 class StartWorker:
+    """Start a worker for ``template``'s class (its resources decide where it runs)."""
+
     worker_id: str
+    template: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,7 @@ class StickyScheduler:
         steal_after: float = 2.0,
         max_requeues: int = 3,
         max_start_failures: int = 3,
+        class_of: Optional[Callable[[str], str]] = None,
     ) -> None:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
@@ -102,6 +114,7 @@ class StickyScheduler:
         self.steal_after = steal_after
         self.max_requeues = max_requeues
         self.max_start_failures = max_start_failures
+        self.class_of: Callable[[str], str] = class_of or (lambda template: "")
         self.workers: dict[str, WorkerSlot] = {}
         self.invocations: dict[int, Invocation] = {}
         self.queue: deque[int] = deque()
@@ -214,7 +227,8 @@ class StickyScheduler:
         ]
 
     def _pick_worker(self, inv: Invocation, now: float) -> Optional[WorkerSlot]:
-        idle = [w for w in self.workers.values() if w.phase is Phase.IDLE]
+        cls = self.class_of(inv.template)
+        idle = [w for w in self.workers.values() if w.phase is Phase.IDLE and w.cls == cls]
         if not idle:
             return None
         for w in idle:
@@ -237,12 +251,35 @@ class StickyScheduler:
             self.queue.remove(inv_id)
             worker.phase, worker.current, worker.since = Phase.BUSY, inv_id, now
             out.append(Dispatch(worker.id, inv_id))
-        starting = sum(1 for w in self.workers.values() if w.phase is Phase.STARTING)
-        live = sum(1 for w in self.workers.values() if w.phase is not Phase.STOPPING)
-        while len(self.queue) > starting and live < self.max_workers:
+        out += self._start_workers(now)
+        return out
+
+    def _start_workers(self, now: float) -> list[Instruction]:
+        """Start workers for waiting invocations, per class, within ``max_workers``."""
+        out: list[Instruction] = []
+        live = [w for w in self.workers.values() if w.phase is not Phase.STOPPING]
+        starting = Counter(w.cls for w in live if w.phase is Phase.STARTING)
+        live_classes = Counter(w.cls for w in live)
+        for inv_id in self.queue:
+            template = self.invocations[inv_id].template
+            cls = self.class_of(template)
+            if starting[cls] > 0:
+                starting[cls] -= 1  # a worker of this class is on its way for it
+                continue
+            if len(live) >= self.max_workers:
+                if live_classes[cls]:
+                    continue  # its class has workers; wait for one of them
+                spare = next((w for w in live if w.phase is Phase.IDLE and w.cls != cls), None)
+                if spare is None:
+                    continue
+                spare.phase = Phase.STOPPING
+                live.remove(spare)
+                live_classes[spare.cls] -= 1
+                out.append(StopWorker(spare.id, f"making room for a {template!r} worker"))
             worker_id = f"w{next(self._ids)}"
-            self.workers[worker_id] = WorkerSlot(worker_id, Phase.STARTING, now)
-            out.append(StartWorker(worker_id))
-            starting += 1
-            live += 1
+            slot = WorkerSlot(worker_id, Phase.STARTING, now, cls=cls)
+            self.workers[worker_id] = slot
+            live.append(slot)
+            live_classes[cls] += 1
+            out.append(StartWorker(worker_id, template))
         return out

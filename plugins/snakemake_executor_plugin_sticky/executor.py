@@ -18,7 +18,7 @@ from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import declared_templates
+from stickyinvoc._templates import declared_resources, declared_templates
 
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
@@ -38,9 +38,9 @@ class Executor(RealExecutor):
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         self._local = LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
-        self.declared = (
-            declared_templates(self.templates_file) if self.templates_file.is_file() else {}
-        )
+        exists = self.templates_file.is_file()
+        self.declared = declared_templates(self.templates_file) if exists else {}
+        self.pilot_resources = declared_resources(self.templates_file) if exists else {}
         self._check_rules()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -194,6 +194,10 @@ class Executor(RealExecutor):
                     idle_timeout=self.settings.idle_timeout,
                     heartbeat_timeout=self.settings.heartbeat_timeout,
                     max_requeues=self.settings.max_requeues,
+                    start_timeout=self.settings.pilot_start_timeout,
+                    backend=self.settings.backend,
+                    run_id=self.run_id,
+                    template_resources=self.pilot_resources,
                 )
             return self._manager
 

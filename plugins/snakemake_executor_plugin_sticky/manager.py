@@ -13,11 +13,8 @@ lock is released: they take Snakemake's scheduler lock, and the scheduler thread
 import logging
 import os
 import secrets
-import signal
 import socket
 import struct
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +25,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import _scheduling as sched
+from ._launch import Launcher, LaunchError, LocalLauncher, SlurmLauncher, WorkerHandle
 from ._metrics import MetricsLog
 from ._protocol import (
     PROTOCOL_VERSION,
@@ -54,7 +52,7 @@ class WorkerProcess:
     """What the manager knows of one worker process."""
 
     id: str
-    process: Optional[subprocess.Popen[bytes]]
+    handle: Optional[WorkerHandle]
     log_path: Path
     started_at: float
     conn: Optional[Connection] = None
@@ -90,6 +88,9 @@ class Manager:
         heartbeat_timeout: float = 20.0,
         start_timeout: float = 120.0,
         max_requeues: int = 3,
+        backend: str = "local",
+        run_id: str = "run",
+        template_resources: Optional[dict[str, dict[str, Any]]] = None,
     ) -> None:
         self.run_dir = run_dir
         self.workdir = workdir
@@ -99,10 +100,24 @@ class Manager:
         self.heartbeat_timeout = heartbeat_timeout
         self.start_timeout = start_timeout
         self.secret = secrets.token_bytes(32)
+        self.template_resources = template_resources or {}
+        self.launcher: Launcher
+        if backend == "slurm":
+            self.launcher = SlurmLauncher(run_dir, workdir, self.secret, run_id)
+            class_of = self._pilot_class
+        elif backend == "local":
+            self.launcher = LocalLauncher(run_dir, workdir, self.secret)
+            class_of = None
+        else:
+            raise ValueError(f"unknown sticky backend {backend!r}: use local or slurm")
         self.scheduler = sched.StickyScheduler(
-            max_workers=max_workers, idle_timeout=idle_timeout, max_requeues=max_requeues
+            max_workers=max_workers,
+            idle_timeout=idle_timeout,
+            max_requeues=max_requeues,
+            class_of=class_of,
         )
         self.workers: dict[str, WorkerProcess] = {}
+        self._retiring: list[WorkerHandle] = []
         self.inflight: dict[int, InFlight] = {}
         self.worker_env: dict[str, str] = {}
         self._lock = threading.RLock()
@@ -321,13 +336,20 @@ class Manager:
         self._apply(instructions)
 
     def _periodic(self, now: float) -> None:
+        self.launcher.refresh()
         with self._lock:
             for worker in list(self.workers.values()):
-                code = worker.process.poll() if worker.process is not None else None
-                if code is not None:
-                    self._lose(worker.id, f"the worker process exited with status {code}")
+                ended = worker.handle.ended() if worker.handle is not None else None
+                if ended is not None:
+                    self._lose(worker.id, ended)
                 elif worker.conn is None and now - worker.started_at > self.start_timeout:
-                    self._lose(worker.id, f"it did not connect within {self.start_timeout:g} s")
+                    waiting = worker.handle.pending_reason() if worker.handle else ""
+                    where = worker.handle.description if worker.handle else "?"
+                    self._lose(
+                        worker.id,
+                        f"it did not connect within {self.start_timeout:g} s "
+                        f"({where}{'; ' + waiting if waiting else ''})",
+                    )
                 elif worker.conn is not None and now - worker.last_seen > self.heartbeat_timeout:
                     self._lose(worker.id, f"no heartbeat for {self.heartbeat_timeout:g} s")
             self._apply(self.scheduler.tick(now))
@@ -340,13 +362,19 @@ class Manager:
             stopping = self.scheduler.workers.get(worker_id)
             expected = stopping is not None and stopping.phase is sched.Phase.STOPPING
             if expected:
+                # It was asked to stop and is exiting: let it finish (a pilot then ends
+                # COMPLETED, not CANCELLED); _reap kills it if it does not.
                 self.metrics.write("worker_stopped", worker=worker_id)
+                if worker.conn is not None:
+                    worker.conn.close()
+                if worker.handle is not None:
+                    self._retiring.append(worker.handle)
             else:
                 log.warning(
                     "sticky: lost worker %s: %s (log: %s)", worker_id, reason, worker.log_path
                 )
                 self.metrics.write("worker_lost", worker=worker_id, reason=reason)
-            _kill(worker)
+                _kill(worker)
             self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason))
 
     # ---- carrying out instructions ----------------------------------------------------------
@@ -355,7 +383,7 @@ class Manager:
         """Carry out scheduler instructions; the caller holds the lock."""
         for ins in instructions:
             if isinstance(ins, sched.StartWorker):
-                self._start_worker(ins.worker_id)
+                self._start_worker(ins.worker_id, ins.template)
             elif isinstance(ins, sched.Dispatch):
                 entry = self.inflight[ins.invocation_id]
                 entry.dispatched_at, entry.worker_id = time.monotonic(), ins.worker_id
@@ -390,36 +418,34 @@ class Manager:
             # The I/O thread sees the broken connection and requeues; nothing is lost here.
             log.debug("sticky: sending to worker %s failed: %s", worker_id, e)
 
-    def _start_worker(self, worker_id: str) -> None:
-        log_path = self.run_dir / f"worker-{worker_id}.log"
+    def _pilot_class(self, template: str) -> str:
+        """Workers are interchangeable only if they were started with the same resources."""
+        return repr(sorted(self.template_resources.get(template, {}).items()))
+
+    def _start_worker(self, worker_id: str, template: str) -> None:
         env = {**os.environ, **self.worker_env}
         env.setdefault("OMP_NUM_THREADS", "1")
         env.setdefault("MKL_NUM_THREADS", "1")
-        with open(log_path, "ab") as out:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "snakemake_executor_plugin_sticky.worker",
-                    "--connect",
-                    self.connect_address,
-                    "--worker-id",
-                    worker_id,
-                ],
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=self.workdir,
-                env=env,
-                start_new_session=True,
-            )
-        assert process.stdin is not None
-        process.stdin.write(self.secret.hex().encode() + b"\n")
-        process.stdin.close()
         now = time.monotonic()
-        self.workers[worker_id] = WorkerProcess(worker_id, process, log_path, now, last_seen=now)
-        self.metrics.write("worker_started", worker=worker_id, pid=process.pid)
-        log.info("sticky: started worker %s (pid %d)", worker_id, process.pid)
+        worker = WorkerProcess(
+            worker_id, None, self.run_dir / f"worker-{worker_id}.log", now, last_seen=now
+        )
+        self.workers[worker_id] = worker
+        resources = self.template_resources.get(template, {})
+        try:
+            worker.handle = self.launcher.start(worker_id, self.connect_address, resources, env)
+        except LaunchError as e:
+            log.error("sticky: could not start a worker for template %r: %s", template, e)
+            self._lose(worker_id, f"it could not be started: {e}")
+            return
+        self.metrics.write(
+            "worker_started",
+            worker=worker_id,
+            template=template,
+            handle=worker.handle.description,
+            pid=getattr(getattr(worker.handle, "process", None), "pid", None),
+        )
+        log.info("sticky: started worker %s (%s)", worker_id, worker.handle.description)
 
     def _callback(
         self, inv_id: int, ok: bool, error: Optional[str], done: Optional[InvocationDone]
@@ -438,19 +464,19 @@ class Manager:
     # ---- teardown ---------------------------------------------------------------------------
 
     def _reap(self, grace: float) -> None:
+        """Wait up to ``grace`` seconds for every worker to exit; kill what does not."""
         deadline = time.monotonic() + grace
         with self._lock:
-            workers = list(self.workers.values())
-        for worker in workers:
-            if worker.process is None:
-                continue
-            try:
-                worker.process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            handles = [w.handle for w in self.workers.values() if w.handle is not None]
+            handles += self._retiring
+        for handle in handles:
+            if not handle.wait(max(0.0, deadline - time.monotonic())):
                 log.warning(
-                    "sticky: worker %s did not stop within %g s; killing it", worker.id, grace
+                    "sticky: a worker (%s) did not stop within %g s; killing it",
+                    handle.description,
+                    grace,
                 )
-            _kill(worker)
+                handle.kill()
 
     def _close(self) -> None:
         self._closed.set()
@@ -462,23 +488,19 @@ class Manager:
             for worker in self.workers.values():
                 _kill(worker)
             self.workers.clear()
+        self.launcher.close()
         self.metrics.close()
 
 
 def _kill(worker: WorkerProcess) -> None:
-    """Kill a worker's whole process group (it runs in its own session) and close its link."""
+    """Close a worker's link and end its process or pilot job."""
     if worker.conn is not None:
         try:
             worker.conn.close()
         except OSError:
             pass
-    process = worker.process
-    if process is not None and process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait(timeout=10)
+    if worker.handle is not None:
+        worker.handle.kill()
 
 
 def _send_quietly(conn: Connection, message: object) -> None:

@@ -14,6 +14,28 @@ from snakemake_interface_executor_plugins.settings import ExecutorSettingsBase
 
 @dataclass
 class ExecutorSettings(ExecutorSettingsBase):
+    backend: str = field(
+        default="local",
+        metadata={
+            "help": "Where workers run: local (processes on this machine, the default) or "
+            "slurm (each worker a Slurm pilot job, submitted with sbatch using its "
+            "template's resources=...).",
+            "env_var": False,
+            "required": False,
+            "choices": ["local", "slurm"],
+        },
+    )
+    pilot_start_timeout: float = field(
+        default=300.0,
+        metadata={
+            "help": "Seconds a worker may take to start and connect (a Slurm pilot: to leave "
+            "the queue) before it counts as failed (default 300). After 3 failures in a row "
+            "the waiting jobs fail with the reason (e.g. the pilot's sbatch options and "
+            "Slurm's pending reason).",
+            "env_var": False,
+            "required": False,
+        },
+    )
     max_workers: Optional[int] = field(
         default=None,
         metadata={

@@ -214,7 +214,14 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
     args = parser.parse_args(argv)
     # The manager decides when workers stop; a terminal Ctrl-C must not kill a state mid-build.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    secret = bytes.fromhex(sys.stdin.readline().strip())
+    # Local workers get the secret through a pipe; Slurm pilots in a file only the submitting
+    # user can read, named (not contained) in their environment.
+    secret_file = os.environ.get("STICKY_SECRET_FILE")
+    if secret_file:
+        with open(secret_file) as f:
+            secret = bytes.fromhex(f.read().strip())
+    else:
+        secret = bytes.fromhex(sys.stdin.readline().strip())
     host, _, port = args.connect.rpartition(":")
     conn = Client((host.strip("[]"), int(port)), authkey=secret)
     Worker(conn, args.worker_id).serve()

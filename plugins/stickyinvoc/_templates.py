@@ -72,11 +72,17 @@ class TemplateBuildError(TemplateError):
         return (type(self), (self.name, self.formatted_traceback))
 
 
-def template(name: "str | TemplateFunction") -> Any:
+def template(name: "str | TemplateFunction", *, resources: Optional[dict[str, Any]] = None) -> Any:
     """Declare a sticky template.
 
     Use as ``@template("name")``, or bare as ``@template`` (the function's name is the
     template's name). The function is returned unchanged, so it stays callable by hand.
+
+    ``resources`` describe the worker that builds the template when workers are Slurm pilots,
+    in the Slurm executor plugin's vocabulary (``slurm_partition``, ``slurm_account``,
+    ``runtime`` in minutes, ``mem_mb``, ``cpus_per_task``, ``gpu``, ``gpu_model``, ``gres``,
+    ``constraint``, ``qos``, ``slurm_extra``). It must be a literal dict: the executor reads it
+    from the file's syntax tree without running the file.
     """
 
     def register(fn: TemplateFunction, template_name: str) -> TemplateFunction:
@@ -138,6 +144,34 @@ def declared_templates(path: Path) -> dict[str, int]:
                     found[args[0].value] = node.lineno
             else:
                 found[node.name] = node.lineno
+    return found
+
+
+def declared_resources(path: Path) -> dict[str, dict[str, Any]]:
+    """The literal ``resources=`` dict of each template that declares one."""
+    tree = ast.parse(Path(path).read_text(), filename=str(path))
+    found: dict[str, dict[str, Any]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for deco in node.decorator_list:
+            if not isinstance(deco, ast.Call):
+                continue
+            kw = {k.arg: k.value for k in deco.keywords}
+            if "resources" not in kw:
+                continue
+            args = list(deco.args) + ([kw["name"]] if "name" in kw else [])
+            name = args[0].value if args and isinstance(args[0], ast.Constant) else node.name
+            try:
+                value = ast.literal_eval(kw["resources"])
+            except ValueError:
+                raise TemplateError(
+                    f"{path}, line {deco.lineno}: resources= of template {name!r} must be a "
+                    "literal dict (it is read without running the file)"
+                ) from None
+            if not isinstance(value, dict):
+                raise TemplateError(f"{path}, line {deco.lineno}: resources= must be a dict")
+            found[str(name)] = value
     return found
 
 

@@ -1,0 +1,221 @@
+"""Starting workers: as local processes (the default) or as Slurm pilot jobs.
+
+A launcher starts a worker and returns a handle; the manager only ever asks a handle whether
+the worker has ended (and why), waits for it, or kills it. The worker command is the same
+everywhere: ``python -m snakemake_executor_plugin_sticky.worker``, with the same interpreter.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, Optional
+
+from . import slurm
+
+
+class LaunchError(Exception):
+    """A worker could not be started at all (e.g. sbatch refused the pilot)."""
+
+
+def worker_command(connect: str, worker_id: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "snakemake_executor_plugin_sticky.worker",
+        "--connect",
+        connect,
+        "--worker-id",
+        worker_id,
+    ]
+
+
+class WorkerHandle(ABC):
+    description: str
+
+    @abstractmethod
+    def ended(self) -> Optional[str]:
+        """Why the worker has ended, or None while it runs (or waits to run)."""
+
+    def pending_reason(self) -> str:
+        """What the worker is waiting for before it can start, if anything."""
+        return ""
+
+    @abstractmethod
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.ended() is not None:
+                return True
+            time.sleep(0.1)
+        return self.ended() is not None
+
+
+class Launcher(ABC):
+    @abstractmethod
+    def start(
+        self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
+    ) -> WorkerHandle: ...
+
+    def refresh(self, force: bool = False) -> None:  # noqa: B027 (optional hook)
+        """Bring the launcher's view of its workers up to date (called periodically)."""
+
+    def close(self) -> None:  # noqa: B027 (optional hook)
+        """End of run: make sure nothing this launcher started is left."""
+
+
+# ---- local processes -----------------------------------------------------------------------
+
+
+class LocalHandle(WorkerHandle):
+    def __init__(self, process: "subprocess.Popen[bytes]") -> None:
+        self.process = process
+        self.description = f"pid {process.pid}"
+
+    def ended(self) -> Optional[str]:
+        code = self.process.poll()
+        return None if code is None else f"the worker process exited with status {code}"
+
+    def kill(self) -> None:
+        """Kill the worker's whole process group (it runs in its own session)."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait(timeout=10)
+
+
+class LocalLauncher(Launcher):
+    def __init__(self, run_dir: Path, workdir: Path, secret: bytes) -> None:
+        self.run_dir, self.workdir, self.secret = run_dir, workdir, secret
+
+    def start(
+        self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
+    ) -> WorkerHandle:
+        log_path = self.run_dir / f"worker-{worker_id}.log"
+        with open(log_path, "ab") as out:
+            process = subprocess.Popen(
+                worker_command(connect, worker_id),
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
+            )
+        assert process.stdin is not None
+        # The secret goes through a pipe: never on a command line, never in a file.
+        process.stdin.write(self.secret.hex().encode() + b"\n")
+        process.stdin.close()
+        return LocalHandle(process)
+
+
+# ---- Slurm pilots --------------------------------------------------------------------------
+
+
+class SlurmHandle(WorkerHandle):
+    def __init__(self, launcher: "SlurmLauncher", job_id: str, options: list[str]) -> None:
+        self.launcher = launcher
+        self.job_id = job_id
+        self.options = options
+        self.description = f"Slurm job {job_id} ({' '.join(options) or 'default sbatch options'})"
+        self._killed = False
+
+    def _state(self) -> tuple[str, str]:
+        return self.launcher.states.get(self.job_id, ("", ""))
+
+    def ended(self) -> Optional[str]:
+        if self._killed:
+            return "cancelled by the manager"
+        state, reason = self._state()
+        if not state and self.job_id not in self.launcher.seen:
+            return None  # submitted, not yet listed by squeue
+        if slurm.pilot_state(state) is slurm.PilotState.ENDED:
+            return f"its Slurm job {self.job_id} ended: {state or 'gone'} {reason}".rstrip()
+        return None
+
+    def pending_reason(self) -> str:
+        state, reason = self._state()
+        return f"{state} ({reason})" if state else "not yet listed by squeue"
+
+    def kill(self) -> None:
+        if not self._killed:
+            self._killed = True
+            try:
+                slurm.cancel([self.job_id])
+            except slurm.SlurmError:
+                pass
+
+    def wait(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.launcher.refresh(force=True)
+            state, _ = self._state()
+            if slurm.pilot_state(state) is slurm.PilotState.ENDED and state != "COMPLETING":
+                return True
+            time.sleep(0.2)
+        return False
+
+
+class SlurmLauncher(Launcher):
+    """Workers as Slurm pilot jobs, all named ``sticky-<run id>`` so one query sees them all.
+
+    The run secret reaches pilots in a file readable by the submitting user only (0600 in the
+    run's folder); its path, not the secret, is passed in the job's environment.
+    """
+
+    REFRESH_SECONDS = 1.0
+
+    def __init__(self, run_dir: Path, workdir: Path, secret: bytes, run_id: str) -> None:
+        self.run_dir, self.workdir = run_dir, workdir
+        self.job_name = f"sticky-{run_id}"
+        self.secret_file = run_dir / "secret"
+        fd = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secret.hex())
+        self.states: dict[str, tuple[str, str]] = {}
+        self.seen: set[str] = set()
+        self.submitted: list[str] = []
+        self._last_refresh = 0.0
+
+    def start(
+        self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
+    ) -> WorkerHandle:
+        try:
+            options = slurm.sbatch_options(resources)
+            job_id = slurm.submit(
+                job_name=self.job_name,
+                output=str(self.run_dir / f"pilot-{worker_id}-%j.log"),
+                workdir=str(self.workdir),
+                options=options,
+                command=worker_command(connect, worker_id),
+                env={**env, "STICKY_SECRET_FILE": str(self.secret_file)},
+            )
+        except (ValueError, slurm.SlurmError) as e:
+            raise LaunchError(str(e)) from None
+        self.submitted.append(job_id)
+        return SlurmHandle(self, job_id, options)
+
+    def refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_refresh < self.REFRESH_SECONDS:
+            return
+        self._last_refresh = now
+        try:
+            self.states = slurm.job_states(self.job_name)
+        except slurm.SlurmError:
+            return  # keep the last view; a flaky squeue must not lose every pilot
+        self.seen.update(self.states)
+
+    def close(self) -> None:
+        try:
+            slurm.cancel_by_name(self.job_name)
+        except slurm.SlurmError:
+            pass
+        self.secret_file.unlink(missing_ok=True)

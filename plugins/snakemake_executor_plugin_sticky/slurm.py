@@ -1,0 +1,201 @@
+"""Slurm for sticky pilots: the one seam through which ``sbatch``, ``squeue`` and ``scancel``
+run, the resource vocabulary turned into sbatch options, and a table of Slurm job states.
+
+The resource names are those of ``snakemake-executor-plugin-slurm``, so a template's pilot is
+described like any Slurm job in a Snakemake workflow.
+"""
+
+import shlex
+import subprocess
+from enum import Enum
+from typing import Any, Optional
+
+
+class SlurmError(Exception):
+    """A Slurm command failed; the message carries the command and what it printed."""
+
+
+class PilotState(Enum):
+    PENDING = "pending"
+    RUNNING = "running"
+    ENDED = "ended"
+
+
+STATE_TABLE: dict[str, PilotState] = {
+    "PENDING": PilotState.PENDING,
+    "CONFIGURING": PilotState.PENDING,
+    "REQUEUED": PilotState.PENDING,
+    "RESIZING": PilotState.PENDING,
+    "SUSPENDED": PilotState.PENDING,
+    "RUNNING": PilotState.RUNNING,
+    "COMPLETING": PilotState.ENDED,
+    "COMPLETED": PilotState.ENDED,
+    "CANCELLED": PilotState.ENDED,
+    "FAILED": PilotState.ENDED,
+    "TIMEOUT": PilotState.ENDED,
+    "PREEMPTED": PilotState.ENDED,
+    "NODE_FAIL": PilotState.ENDED,
+    "BOOT_FAIL": PilotState.ENDED,
+    "DEADLINE": PilotState.ENDED,
+    "OUT_OF_MEMORY": PilotState.ENDED,
+    "REVOKED": PilotState.ENDED,
+}
+"""Slurm job states (``squeue %T``) mapped onto what the manager needs to know."""
+
+# Options the pilot submission sets itself; slurm_extra may not override them.
+MANAGED_OPTIONS = (
+    "--job-name",
+    "-J",
+    "--output",
+    "-o",
+    "--error",
+    "-e",
+    "--wrap",
+    "--export",
+    "--chdir",
+    "-D",
+    "--parsable",
+    "--partition",
+    "-p",
+    "--account",
+    "-A",
+    "--time",
+    "-t",
+    "--mem",
+    "--mem-per-cpu",
+    "--cpus-per-task",
+    "-c",
+    "--gpus",
+    "-G",
+    "--gres",
+    "--constraint",
+    "-C",
+    "--qos",
+)
+
+
+def run_slurm(args: list[str], timeout: float = 30.0) -> str:
+    """Run one Slurm command; return its standard output or raise :class:`SlurmError`."""
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise SlurmError(
+            f"{args[0]} not found: the sticky Slurm backend needs the Slurm client commands "
+            "on PATH (or use --sticky-backend local)"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise SlurmError(f"{shlex.join(args)} did not answer within {timeout:g} s") from None
+    if proc.returncode != 0:
+        raise SlurmError(f"{shlex.join(args)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout
+
+
+def sbatch_options(resources: dict[str, Any]) -> list[str]:
+    """sbatch options for a pilot described in the Slurm executor plugin's vocabulary.
+
+    >>> sbatch_options({"slurm_partition": "gpu", "gpu": 1, "runtime": 30, "mem_mb": 4000})
+    ['--partition=gpu', '--time=30', '--mem=4000', '--gpus=1']
+    """
+    known = {
+        "slurm_partition",
+        "slurm_account",
+        "runtime",
+        "mem_mb",
+        "mem_mb_per_cpu",
+        "cpus_per_task",
+        "gpu",
+        "gpu_model",
+        "gres",
+        "constraint",
+        "qos",
+        "slurm_extra",
+    }
+    unknown = sorted(set(resources) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown pilot resource(s) {', '.join(unknown)}; use {', '.join(sorted(known))}"
+        )
+    opts: list[str] = []
+    for key, option in [
+        ("slurm_partition", "--partition"),
+        ("slurm_account", "--account"),
+        ("runtime", "--time"),
+        ("mem_mb", "--mem"),
+        ("mem_mb_per_cpu", "--mem-per-cpu"),
+        ("cpus_per_task", "--cpus-per-task"),
+        ("gres", "--gres"),
+        ("constraint", "--constraint"),
+        ("qos", "--qos"),
+    ]:
+        if resources.get(key) not in (None, ""):
+            opts.append(f"{option}={resources[key]}")
+    if resources.get("gpu"):
+        model = resources.get("gpu_model")
+        opts.append(f"--gpus={model}:{resources['gpu']}" if model else f"--gpus={resources['gpu']}")
+    extra = shlex.split(str(resources.get("slurm_extra") or ""))
+    for arg in extra:
+        name = arg.split("=", 1)[0]
+        if name in MANAGED_OPTIONS:
+            raise ValueError(
+                f"slurm_extra may not set {name}: the sticky executor manages it (use the "
+                f"matching resource instead)"
+            )
+    return opts + extra
+
+
+def submit(
+    *,
+    job_name: str,
+    output: str,
+    workdir: str,
+    options: list[str],
+    command: list[str],
+    env: dict[str, str],
+) -> str:
+    """Submit a pilot; return its job id. The environment is exported to the job."""
+    args = [
+        "sbatch",
+        "--parsable",
+        f"--job-name={job_name}",
+        f"--output={output}",
+        f"--chdir={workdir}",
+        "--export=ALL",
+        *options,
+        "--wrap",
+        "exec " + shlex.join(command),
+    ]
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    except FileNotFoundError:
+        raise SlurmError(
+            "sbatch not found: the sticky Slurm backend needs Slurm's client commands on PATH"
+        ) from None
+    if proc.returncode != 0:
+        raise SlurmError(f"sbatch {shlex.join(options)} failed: {proc.stderr.strip()}")
+    return proc.stdout.strip().split(";")[0]
+
+
+def job_states(job_name: str) -> dict[str, tuple[str, str]]:
+    """State and reason of every job with this name that squeue still knows."""
+    out = run_slurm(
+        ["squeue", "--noheader", "--states=all", f"--name={job_name}", "--format=%i|%T|%r"]
+    )
+    states: dict[str, tuple[str, str]] = {}
+    for line in out.splitlines():
+        job_id, state, reason = (line.split("|") + ["", ""])[:3]
+        states[job_id.strip()] = (state.strip(), reason.strip())
+    return states
+
+
+def cancel(job_ids: list[str]) -> None:
+    if job_ids:
+        run_slurm(["scancel", *job_ids])
+
+
+def cancel_by_name(job_name: str) -> None:
+    run_slurm(["scancel", f"--name={job_name}"])
+
+
+def pilot_state(slurm_state: Optional[str]) -> PilotState:
+    """Unknown or vanished jobs count as ended: nothing runs that the manager cannot see."""
+    return STATE_TABLE.get((slurm_state or "").split()[0] if slurm_state else "", PilotState.ENDED)

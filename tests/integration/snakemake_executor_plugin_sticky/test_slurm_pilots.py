@@ -1,0 +1,188 @@
+"""Sticky workers as pilot jobs on the real single-node Slurm cluster that .ci/run starts
+(tests/slurm/start-cluster.sh). Skipped where no cluster answers, unless
+STICKY_REQUIRE_SLURM=1 (set by CI) makes a missing cluster a failure."""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.slurm]
+
+
+def cluster_answers() -> bool:
+    if shutil.which("sinfo") is None:
+        return False
+    proc = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
+    return proc.returncode == 0 and any(s in proc.stdout for s in ("idle", "mix", "alloc"))
+
+
+@pytest.fixture(autouse=True)
+def slurm_cluster():
+    if not cluster_answers():
+        if os.environ.get("STICKY_REQUIRE_SLURM") == "1":
+            pytest.fail("no Slurm cluster answers: run tests/slurm/start-cluster.sh")
+        pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
+
+
+def pilots(workdir: Path, timeout: float = 30.0) -> dict[str, tuple[str, str]]:
+    """job id -> (partition, state) of the newest run's pilots, from Slurm accounting.
+
+    Accounting lags behind the jobs a little: wait until every pilot the run started is
+    recorded in a final state."""
+    run_dir = sorted((workdir / ".snakemake" / "sticky").iterdir())[-1]
+    started = sum(
+        1
+        for line in (run_dir / "metrics.jsonl").read_text().splitlines()
+        if '"worker_started"' in line
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        out = subprocess.run(
+            [
+                "sacct",
+                "-X",
+                "-n",
+                "-P",
+                f"--name=sticky-{run_dir.name}",
+                "-o",
+                "JobID,Partition,State",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        jobs = {r[0]: (r[1], r[2]) for r in (line.split("|") for line in out.splitlines() if line)}
+        final = all(
+            state.split()[0] not in ("PENDING", "RUNNING", "COMPLETING")
+            for _, state in jobs.values()
+        )
+        if (len(jobs) == started and final) or time.monotonic() > deadline:
+            return jobs
+        time.sleep(0.25)
+
+
+def queued(workdir: Path) -> list[str]:
+    """Pilots of the newest run that Slurm still runs or queues."""
+    run_id = sorted((workdir / ".snakemake" / "sticky").iterdir())[-1].name
+    out = subprocess.run(
+        ["squeue", "-h", f"--name=sticky-{run_id}", "-o", "%i %T"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.split("\n")[:-1]
+
+
+def with_pilot_resources(wd: Path) -> None:
+    """counter pilots go to the cpu partition; other pilots to gpu with one (fake) GPU."""
+    templates = wd / "sticky_templates.py"
+    text = templates.read_text()
+    text = text.replace(
+        '@template("counter")',
+        '@template("counter", resources={"slurm_partition": "cpu", '
+        '"cpus_per_task": 1, "runtime": 10})',
+    )
+    text = text.replace(
+        "@template\ndef other",
+        '@template("other", resources={"slurm_partition": "gpu", "gpu": 1})\ndef other',
+    )
+    templates.write_text(text)
+
+
+SLURM = ["--sticky-backend", "slurm"]
+
+
+def test_pilots_run_invocations_and_leave_nothing_behind(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    with_pilot_resources(wd)
+    run = run_snakemake(wd, *SLURM, "--config", "count=4")
+    assert run.returncode == 0, run.output
+    assert run.read("out/3.txt") == "3 90\n"
+    jobs = pilots(wd)
+    assert 1 <= len(jobs) <= 2
+    assert all(part == "cpu" and state == "COMPLETED" for part, state in jobs.values()), jobs
+    assert queued(wd) == []
+    assert all("Slurm job" in r["handle"] for r in run.events("worker_started"))
+
+
+def test_templates_place_pilots_by_partition(workflow, run_snakemake):
+    """Invocations go to pilots of their template's class: gpu pilots for `other`."""
+    wd = workflow("sticky_basic")
+    with_pilot_resources(wd)
+    snakefile = wd / "Snakefile"
+    snakefile.write_text(
+        snakefile.read_text() + '\n\nrule both:\n    input: expand("other/{i}.txt", i=range(2)), '
+        'expand("out/{i}.txt", i=range(2))\n\n'
+        'use rule invocation as other_invocation with:\n    output: "other/{i}.txt"\n'
+        '    log: "logs/other/{i}.log"\n    benchmark: "benchmarks/other/{i}.tsv"\n'
+        '    resources: sticky="other"\n'
+    )
+    run = run_snakemake(wd, "both", *SLURM, "--config", "count=2")
+    assert run.returncode == 0, run.output
+    assert run.read("other/1.txt") == "1 300\n"
+    started = {r["worker"]: r for r in run.events("worker_started")}
+    partitions = {p for p, _ in pilots(wd).values()}
+    assert partitions == {"cpu", "gpu"}
+    for inv in run.events("invocation"):
+        expected = "--partition=gpu" if inv["template"] == "other" else "--partition=cpu"
+        assert expected in started[inv["worker"]]["handle"]
+
+
+def test_scancelled_pilot_loses_nothing(workflow, start_snakemake, poll):
+    """scancel the pilot running invocation 1 (preemption): its half-written output goes, the
+    invocation runs on another pilot, --retries is not consumed, a replacement is submitted."""
+    wd = workflow("sticky_basic")
+    with_pilot_resources(wd)
+    bg = start_snakemake(wd, *SLURM, "--retries", "0", "--config", "hang_on=[1]", "count=3")
+    pid_file = wd / "markers" / "pid-1"
+    poll(lambda: pid_file.exists(), 120, "invocation 1 to start")
+    pid = int(pid_file.read_text())
+    # The pilot (Slurm job) of the worker whose process wrote the marker:
+    worker = next(r["worker"] for r in bg.events("worker_connected") if r["pid"] == pid)
+    handle = next(r["handle"] for r in bg.events("worker_started") if r["worker"] == worker)
+    victim = handle.split()[2]
+    subprocess.run(["scancel", victim], check=True)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert run.read("out/1.txt") == "1 30\n"
+    assert len(run.events("requeued")) == 1
+    assert pilots(wd)[victim][1].startswith("CANCELLED")
+    assert queued(wd) == []
+
+
+def test_bad_partition_is_a_clear_error_not_a_hang(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    templates = wd / "sticky_templates.py"
+    templates.write_text(
+        templates.read_text().replace(
+            '@template("counter")', '@template("counter", resources={"slurm_partition": "nosuch"})'
+        )
+    )
+    run = run_snakemake(wd, *SLURM, "out/0.txt", timeout=180)
+    assert run.returncode != 0
+    assert "--partition=nosuch" in run.output
+    assert "invalid partition" in run.output.lower()
+
+
+def test_failed_and_interrupted_runs_leave_no_pilots(
+    workflow, run_snakemake, start_snakemake, poll
+):
+    wd = workflow("sticky_basic")
+    failed = run_snakemake(wd, *SLURM, "--config", "fail_on=[0]", "count=2")
+    assert failed.returncode != 0
+    assert queued(wd) == []
+
+    wd2 = workflow("sticky_basic", "interrupted")
+    bg = start_snakemake(
+        wd2, *SLURM, "--config", "sleep_on=[0]", "sleep_seconds=120", "count=1", cores=1
+    )
+    poll(lambda: bg.events("state_built"), 120, "a pilot to build its state")
+    bg.proc.send_signal(signal.SIGINT)
+    run = bg.finish(timeout=90)
+    assert run.returncode != 0
+    poll(lambda: queued(wd2) == [], 30, "every pilot to leave the queue")
