@@ -119,7 +119,8 @@ class StickyScheduler:
         self.invocations: dict[int, Invocation] = {}
         self.queue: deque[int] = deque()
         self.failed_templates: dict[str, str] = {}
-        self._start_failures = 0
+        self.failed_classes: dict[str, str] = {}
+        self._start_failures: Counter[str] = Counter()
         self._ids = itertools.count(1)
 
     # ---- events -------------------------------------------------------------------------
@@ -128,6 +129,8 @@ class StickyScheduler:
         """A job for ``template`` arrived."""
         if template in self.failed_templates:
             return [FailInvocation(invocation_id, self.failed_templates[template])]
+        if self.class_of(template) in self.failed_classes:
+            return [FailInvocation(invocation_id, self.failed_classes[self.class_of(template)])]
         self.invocations[invocation_id] = Invocation(invocation_id, template, now)
         self.queue.append(invocation_id)
         return self._assign(now)
@@ -137,7 +140,7 @@ class StickyScheduler:
         if slot is None or slot.phase is not Phase.STARTING:
             return []
         slot.phase, slot.since = Phase.IDLE, now
-        self._start_failures = 0
+        self._start_failures[slot.cls] = 0
         return self._assign(now)
 
     def state_built(self, worker_id: str, template: str) -> None:
@@ -171,10 +174,12 @@ class StickyScheduler:
             return []
         out: list[Instruction] = []
         if slot.phase is Phase.STARTING:
-            self._start_failures += 1
-            if self._start_failures >= self.max_start_failures:
-                msg = f"sticky workers failed to start {self._start_failures} times ({reason})"
-                out += self._fail_queue(msg)
+            self._start_failures[slot.cls] += 1
+            failures = self._start_failures[slot.cls]
+            if failures >= self.max_start_failures:
+                msg = f"sticky workers failed to start {failures} times ({reason})"
+                self.failed_classes[slot.cls] = msg
+                out += self._fail_queue(msg, slot.cls)
         if slot.current is not None:
             inv = self.invocations[slot.current]
             inv.requeues += 1
@@ -212,12 +217,13 @@ class StickyScheduler:
 
     # ---- policy ---------------------------------------------------------------------------
 
-    def _fail_queue(self, reason: str) -> list[Instruction]:
-        out: list[Instruction] = [FailInvocation(i, reason) for i in self.queue]
-        for inv_id in self.queue:
-            self.invocations.pop(inv_id, None)
-        self.queue.clear()
-        return out
+    def _fail_queue(self, reason: str, cls: str) -> list[Instruction]:
+        """Fail every waiting invocation of one worker class (the others may still run)."""
+        doomed = [i for i in self.queue if self.class_of(self.invocations[i].template) == cls]
+        for inv_id in doomed:
+            self.queue.remove(inv_id)
+            self.invocations.pop(inv_id)
+        return [FailInvocation(i, reason) for i in doomed]
 
     def _holders(self, template: str) -> list[WorkerSlot]:
         return [

@@ -13,7 +13,13 @@ from stickyinvoc import template
 sys.path.insert(0, str(Path(__file__).parent / "scripts"))
 
 
-@template("minilm")
+# resources: where the state is built when workers are Slurm pilots (--sticky-backend slurm,
+# profiles/slurm-sticky); ignored by local workers. A GPU cluster would ask for
+# "slurm_partition": "gpu", "gpu": 1.
+@template(
+    "minilm",
+    resources={"slurm_partition": "cpu", "cpus_per_task": 1, "mem_mb": 4000, "runtime": 60},
+)
 def minilm():
     import claimcheck
 

@@ -186,3 +186,21 @@ def test_failed_and_interrupted_runs_leave_no_pilots(
     run = bg.finish(timeout=90)
     assert run.returncode != 0
     poll(lambda: queued(wd2) == [], 30, "every pilot to leave the queue")
+
+
+def test_pilot_pending_forever_times_out_with_slurms_reason(workflow, run_snakemake):
+    """A pilot Slurm will not start (here: not before an hour from now) fails its jobs after
+    the start timeout, naming the pilot's sbatch options and Slurm's pending reason."""
+    wd = workflow("sticky_basic")
+    templates = wd / "sticky_templates.py"
+    templates.write_text(
+        templates.read_text().replace(
+            '@template("counter")',
+            '@template("counter", resources={"slurm_extra": "--begin=now+3600"})',
+        )
+    )
+    run = run_snakemake(wd, *SLURM, "--sticky-pilot-start-timeout", "3", "out/0.txt", timeout=180)
+    assert run.returncode != 0
+    assert "did not connect within 3 s" in run.output
+    assert "--begin=now+3600" in run.output and "BeginTime" in run.output
+    assert queued(wd) == []

@@ -144,3 +144,59 @@ def test_stop_all_stops_each_worker_once():
 def test_max_workers_must_be_positive():
     with pytest.raises(ValueError, match="max_workers"):
         StickyScheduler(max_workers=0)
+
+
+def by_prefix(template: str) -> str:
+    """Pilot classes for the tests: 'gpu-*' templates need gpu pilots, the rest cpu ones."""
+    return "gpu" if template.startswith("gpu") else "cpu"
+
+
+def test_workers_only_take_invocations_of_their_class():
+    s = StickyScheduler(max_workers=2, class_of=by_prefix)
+    assert s.submit(1, "cpu-a", 0.0) == [StartWorker("w1")]
+    out = s.submit(2, "gpu-b", 0.0)
+    assert out == [StartWorker("w2")] and out[0].template == "gpu-b"
+    assert s.workers["w2"].cls == "gpu"
+    # w1 (cpu) connects first but must not take the gpu invocation.
+    assert connected(s, "w1") == [Dispatch("w1", 1)]
+    s.invocation_done("w1", 1, 1.0)
+    assert s.submit(3, "gpu-b", 1.0) == []  # waits for the gpu pilot, w1 idles
+    assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
+
+
+def test_an_idle_worker_of_another_class_makes_room_at_the_limit():
+    s = StickyScheduler(max_workers=1, class_of=by_prefix)
+    s.submit(1, "cpu-a", 0.0)
+    connected(s, "w1")
+    s.invocation_done("w1", 1, 1.0)
+    out = s.submit(2, "gpu-b", 1.0)
+    assert out == [StopWorker("w1", "making room for a 'gpu-b' worker"), StartWorker("w2")]
+    assert s.workers["w2"].cls == "gpu"
+
+
+def test_a_busy_worker_of_another_class_is_not_stopped():
+    s = StickyScheduler(max_workers=1, class_of=by_prefix)
+    s.submit(1, "cpu-a", 0.0)
+    connected(s, "w1")
+    assert s.submit(2, "gpu-b", 0.5) == []
+    assert s.invocation_done("w1", 1, 1.0) == [
+        StopWorker("w1", "making room for a 'gpu-b' worker"),
+        StartWorker("w2"),
+    ]
+
+
+def test_a_class_that_cannot_start_fails_alone():
+    """Three failed gpu pilot starts fail the gpu work, now and later; cpu work goes on."""
+    s = StickyScheduler(max_workers=2, class_of=by_prefix, max_start_failures=3)
+    s.submit(1, "cpu-a", 0.0)
+    s.submit(2, "gpu-b", 0.0)  # w1 cpu, w2 gpu
+    connected(s, "w1")
+    assert s.worker_lost("w2", 1.0, "invalid partition") == [StartWorker("w3")]
+    assert s.worker_lost("w3", 2.0, "invalid partition") == [StartWorker("w4")]
+    out = s.worker_lost("w4", 3.0, "invalid partition")
+    assert out == [FailInvocation(2, "sticky workers failed to start 3 times (invalid partition)")]
+    assert s.submit(3, "gpu-b", 4.0)[0] == FailInvocation(
+        3, "sticky workers failed to start 3 times (invalid partition)"
+    )
+    assert s.workers["w1"].current == 1  # the cpu worker is untouched
+    assert s.submit(4, "cpu-a", 4.0) == [StartWorker("w5")]  # cpu work scales out as usual

@@ -121,3 +121,28 @@ def test_find_templates_file_prefers_the_environment(tmp_path, monkeypatch):
 def test_missing_templates_file_is_a_clear_error(tmp_path):
     with pytest.raises(TemplateError, match="does not exist"):
         load_templates(tmp_path / "nope.py")
+
+
+def test_pilot_resources_are_read_from_literal_dicts(tmp_path):
+    from stickyinvoc._templates import declared_resources
+
+    path = tmp_path / "t.py"
+    path.write_text(
+        "from stickyinvoc import template\n"
+        "@template('gpu', resources={'slurm_partition': 'gpu', 'gpu': 1})\ndef g(): ...\n"
+        "@template('plain')\ndef p(): ...\n"
+    )
+    assert declared_resources(path) == {"gpu": {"slurm_partition": "gpu", "gpu": 1}}
+    assert sorted(load_templates(path)) == ["gpu", "plain"]  # resources= is accepted at runtime
+
+
+def test_non_literal_pilot_resources_are_an_error(tmp_path):
+    from stickyinvoc._templates import declared_resources
+
+    path = tmp_path / "t.py"
+    path.write_text(
+        "from stickyinvoc import template\nPART = 'gpu'\n"
+        "@template('g', resources={'slurm_partition': PART})\ndef g(): ...\n"
+    )
+    with pytest.raises(TemplateError, match="line 3: resources= of template 'g' must be a literal"):
+        declared_resources(path)
