@@ -45,6 +45,7 @@ class Invocation:
     template: str
     queued_at: float
     requeues: int = 0
+    cls: str = ""
 
 
 @dataclass
@@ -63,6 +64,7 @@ class StartWorker:
 
     worker_id: str
     template: str = field(default="", compare=False)
+    cls: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -125,13 +127,17 @@ class StickyScheduler:
 
     # ---- events -------------------------------------------------------------------------
 
-    def submit(self, invocation_id: int, template: str, now: float) -> list[Instruction]:
-        """A job for ``template`` arrived."""
+    def submit(
+        self, invocation_id: int, template: str, now: float, cls: Optional[str] = None
+    ) -> list[Instruction]:
+        """A job for ``template`` arrived; ``cls`` is the worker class it needs (default:
+        ``class_of(template)``)."""
+        cls = self.class_of(template) if cls is None else cls
         if template in self.failed_templates:
             return [FailInvocation(invocation_id, self.failed_templates[template])]
-        if self.class_of(template) in self.failed_classes:
-            return [FailInvocation(invocation_id, self.failed_classes[self.class_of(template)])]
-        self.invocations[invocation_id] = Invocation(invocation_id, template, now)
+        if cls in self.failed_classes:
+            return [FailInvocation(invocation_id, self.failed_classes[cls])]
+        self.invocations[invocation_id] = Invocation(invocation_id, template, now, cls=cls)
         self.queue.append(invocation_id)
         return self._assign(now)
 
@@ -219,22 +225,21 @@ class StickyScheduler:
 
     def _fail_queue(self, reason: str, cls: str) -> list[Instruction]:
         """Fail every waiting invocation of one worker class (the others may still run)."""
-        doomed = [i for i in self.queue if self.class_of(self.invocations[i].template) == cls]
+        doomed = [i for i in self.queue if self.invocations[i].cls == cls]
         for inv_id in doomed:
             self.queue.remove(inv_id)
             self.invocations.pop(inv_id)
         return [FailInvocation(i, reason) for i in doomed]
 
-    def _holders(self, template: str) -> list[WorkerSlot]:
+    def _holders(self, inv: Invocation) -> list[WorkerSlot]:
         return [
             w
             for w in self.workers.values()
-            if template in w.templates and w.phase is not Phase.STOPPING
+            if inv.template in w.templates and w.cls == inv.cls and w.phase is not Phase.STOPPING
         ]
 
     def _pick_worker(self, inv: Invocation, now: float) -> Optional[WorkerSlot]:
-        cls = self.class_of(inv.template)
-        idle = [w for w in self.workers.values() if w.phase is Phase.IDLE and w.cls == cls]
+        idle = [w for w in self.workers.values() if w.phase is Phase.IDLE and w.cls == inv.cls]
         if not idle:
             return None
         for w in idle:
@@ -243,7 +248,7 @@ class StickyScheduler:
         for w in idle:
             if not w.templates:
                 return w
-        if not self._holders(inv.template) or now - inv.queued_at >= self.steal_after:
+        if not self._holders(inv) or now - inv.queued_at >= self.steal_after:
             return idle[0]
         return None
 
@@ -267,8 +272,7 @@ class StickyScheduler:
         starting = Counter(w.cls for w in live if w.phase is Phase.STARTING)
         live_classes = Counter(w.cls for w in live)
         for inv_id in self.queue:
-            template = self.invocations[inv_id].template
-            cls = self.class_of(template)
+            template, cls = self.invocations[inv_id].template, self.invocations[inv_id].cls
             if starting[cls] > 0:
                 starting[cls] -= 1  # a worker of this class is on its way for it
                 continue
@@ -287,5 +291,5 @@ class StickyScheduler:
             self.workers[worker_id] = slot
             live.append(slot)
             live_classes[cls] += 1
-            out.append(StartWorker(worker_id, template))
+            out.append(StartWorker(worker_id, template, cls))
         return out

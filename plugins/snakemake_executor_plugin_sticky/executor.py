@@ -18,12 +18,13 @@ from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import declared_resources, declared_templates
+from stickyinvoc._templates import declared_partitions, declared_resources, declared_templates
 
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
 from .manager import Manager
 from .settings import ExecutorSettings
+from .slurm import PILOT_RESOURCES
 
 
 class Executor(RealExecutor):
@@ -41,6 +42,7 @@ class Executor(RealExecutor):
         exists = self.templates_file.is_file()
         self.declared = declared_templates(self.templates_file) if exists else {}
         self.pilot_resources = declared_resources(self.templates_file) if exists else {}
+        self.partitions = declared_partitions(self.templates_file) if exists else {}
         self._check_rules()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -72,7 +74,7 @@ class Executor(RealExecutor):
         info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
         self._jobs[invoke.invocation_id] = info
         self.report_job_submission(info)
-        self._ensure_manager().submit(invoke)
+        self._ensure_manager().submit(invoke, self.pilot_resources_of(template, job.resources))
 
     def shutdown(self) -> None:
         self._local.shutdown()
@@ -101,6 +103,7 @@ class Executor(RealExecutor):
             if name is None or name is _DEFERRED:
                 continue  # a function of the job: checked per job, in _invoke
             self._check_rule(rule, name)
+            self._check_partition(rule, name, rule.resources)
 
     def _check_rule(self, rule: Any, name: Any) -> None:
         where = f"rule {rule.name} (line {rule.lineno} of {rule.snakefile})"
@@ -131,11 +134,37 @@ class Executor(RealExecutor):
                 "Python (.py); only Python scripts run in sticky workers."
             )
 
+    def pilot_resources_of(self, template: str, resources: Any) -> dict[str, Any]:
+        """A job's pilot: its template's resources, overridden by the rule's own (constant)
+        Slurm resources; a template restricted to partitions defaults to the first."""
+        merged = dict(self.pilot_resources.get(template, {}))
+        for key in PILOT_RESOURCES:
+            value = _resource_value(resources, key)
+            if value is not None and value is not _DEFERRED:
+                merged[key] = value
+        allowed = self.partitions.get(template)
+        if allowed and "slurm_partition" not in merged:
+            merged["slurm_partition"] = allowed[0]
+        return merged
+
+    def _check_partition(self, rule: Any, template: str, resources: Any) -> None:
+        allowed = self.partitions.get(template)
+        if not allowed or self.settings.backend != "slurm":
+            return  # partitions only mean something for Slurm pilots
+        partition = self.pilot_resources_of(template, resources).get("slurm_partition")
+        if partition not in allowed:
+            raise WorkflowError(
+                f"rule {rule.name} (line {rule.lineno} of {rule.snakefile}) asks for Slurm "
+                f"partition {partition!r}, but sticky template {template!r} may only be built "
+                f"on: {', '.join(allowed)} (its partitions= in {self.templates_file})"
+            )
+
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
         from snakemake.script import Snakemake, get_source
         from snakemake.sourcecache import SourceCache
 
         self._check_rule(job.rule, template)
+        self._check_partition(job.rule, template, job.resources)
         sourcecache = SourceCache(
             self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
         )

@@ -102,19 +102,17 @@ class Manager:
         self.secret = secrets.token_bytes(32)
         self.template_resources = template_resources or {}
         self.launcher: Launcher
+        self.backend = backend
         if backend == "slurm":
             self.launcher = SlurmLauncher(run_dir, workdir, self.secret, run_id)
-            class_of = self._pilot_class
         elif backend == "local":
             self.launcher = LocalLauncher(run_dir, workdir, self.secret)
-            class_of = None
         else:
             raise ValueError(f"unknown sticky backend {backend!r}: use local or slurm")
+        # Worker class -> the resources a worker of that class is started with.
+        self._class_resources: dict[str, dict[str, Any]] = {"": {}}
         self.scheduler = sched.StickyScheduler(
-            max_workers=max_workers,
-            idle_timeout=idle_timeout,
-            max_requeues=max_requeues,
-            class_of=class_of,
+            max_workers=max_workers, idle_timeout=idle_timeout, max_requeues=max_requeues
         )
         self.workers: dict[str, WorkerProcess] = {}
         self._retiring: list[WorkerHandle] = []
@@ -137,11 +135,20 @@ class Manager:
 
     # ---- API used by the executor ----------------------------------------------------------
 
-    def submit(self, invoke: Invoke) -> None:
+    def submit(self, invoke: Invoke, pilot_resources: Optional[dict[str, Any]] = None) -> None:
+        """Queue an invocation. ``pilot_resources`` describe the worker it needs (default: its
+        template's); workers are interchangeable only if started with the same resources.
+        Local workers are all of one class."""
         now = time.monotonic()
+        cls = ""
+        if self.backend != "local":
+            if pilot_resources is None:
+                pilot_resources = self.template_resources.get(invoke.template, {})
+            cls = repr(sorted(pilot_resources.items()))
         with self._lock:
+            self._class_resources.setdefault(cls, dict(pilot_resources or {}))
             self.inflight[invoke.invocation_id] = InFlight(invoke, now)
-            self._apply(self.scheduler.submit(invoke.invocation_id, invoke.template, now))
+            self._apply(self.scheduler.submit(invoke.invocation_id, invoke.template, now, cls))
         self._run_callbacks()
 
     def shutdown(self, grace: float = 30.0) -> None:
@@ -383,7 +390,7 @@ class Manager:
         """Carry out scheduler instructions; the caller holds the lock."""
         for ins in instructions:
             if isinstance(ins, sched.StartWorker):
-                self._start_worker(ins.worker_id, ins.template)
+                self._start_worker(ins.worker_id, ins.template, ins.cls)
             elif isinstance(ins, sched.Dispatch):
                 entry = self.inflight[ins.invocation_id]
                 entry.dispatched_at, entry.worker_id = time.monotonic(), ins.worker_id
@@ -418,11 +425,7 @@ class Manager:
             # The I/O thread sees the broken connection and requeues; nothing is lost here.
             log.debug("sticky: sending to worker %s failed: %s", worker_id, e)
 
-    def _pilot_class(self, template: str) -> str:
-        """Workers are interchangeable only if they were started with the same resources."""
-        return repr(sorted(self.template_resources.get(template, {}).items()))
-
-    def _start_worker(self, worker_id: str, template: str) -> None:
+    def _start_worker(self, worker_id: str, template: str, cls: str) -> None:
         env = {**os.environ, **self.worker_env}
         env.setdefault("OMP_NUM_THREADS", "1")
         env.setdefault("MKL_NUM_THREADS", "1")
@@ -431,7 +434,7 @@ class Manager:
             worker_id, None, self.run_dir / f"worker-{worker_id}.log", now, last_seen=now
         )
         self.workers[worker_id] = worker
-        resources = self.template_resources.get(template, {})
+        resources = self._class_resources.get(cls, {})
         try:
             worker.handle = self.launcher.start(worker_id, self.connect_address, resources, env)
         except LaunchError as e:

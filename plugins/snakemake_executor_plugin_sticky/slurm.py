@@ -74,6 +74,23 @@ MANAGED_OPTIONS = (
 )
 
 
+PILOT_RESOURCES = (
+    "slurm_partition",
+    "slurm_account",
+    "runtime",
+    "mem_mb",
+    "mem_mb_per_cpu",
+    "cpus_per_task",
+    "gpu",
+    "gpu_model",
+    "gres",
+    "constraint",
+    "qos",
+    "slurm_extra",
+)
+"""Resource names that describe a pilot (those of snakemake-executor-plugin-slurm)."""
+
+
 def run_slurm(args: list[str], timeout: float = 30.0) -> str:
     """Run one Slurm command; return its standard output or raise :class:`SlurmError`."""
     try:
@@ -96,20 +113,7 @@ def sbatch_options(resources: dict[str, Any]) -> list[str]:
     >>> sbatch_options({"slurm_partition": "gpu", "gpu": 1, "runtime": 30, "mem_mb": 4000})
     ['--partition=gpu', '--time=30', '--mem=4000', '--gpus=1']
     """
-    known = {
-        "slurm_partition",
-        "slurm_account",
-        "runtime",
-        "mem_mb",
-        "mem_mb_per_cpu",
-        "cpus_per_task",
-        "gpu",
-        "gpu_model",
-        "gres",
-        "constraint",
-        "qos",
-        "slurm_extra",
-    }
+    known = set(PILOT_RESOURCES)
     unknown = sorted(set(resources) - known)
     if unknown:
         raise ValueError(

@@ -72,7 +72,12 @@ class TemplateBuildError(TemplateError):
         return (type(self), (self.name, self.formatted_traceback))
 
 
-def template(name: "str | TemplateFunction", *, resources: Optional[dict[str, Any]] = None) -> Any:
+def template(
+    name: "str | TemplateFunction",
+    *,
+    resources: Optional[dict[str, Any]] = None,
+    partitions: Optional[list[str]] = None,
+) -> Any:
     """Declare a sticky template.
 
     Use as ``@template("name")``, or bare as ``@template`` (the function's name is the
@@ -81,8 +86,10 @@ def template(name: "str | TemplateFunction", *, resources: Optional[dict[str, An
     ``resources`` describe the worker that builds the template when workers are Slurm pilots,
     in the Slurm executor plugin's vocabulary (``slurm_partition``, ``slurm_account``,
     ``runtime`` in minutes, ``mem_mb``, ``cpus_per_task``, ``gpu``, ``gpu_model``, ``gres``,
-    ``constraint``, ``qos``, ``slurm_extra``). It must be a literal dict: the executor reads it
-    from the file's syntax tree without running the file.
+    ``constraint``, ``qos``, ``slurm_extra``). A rule's own resources of the same names override
+    them for its invocations. ``partitions`` lists the Slurm partitions the template may be
+    built on (the first is the default). Both must be literals: the executor reads them from
+    the file's syntax tree without running the file.
     """
 
     def register(fn: TemplateFunction, template_name: str) -> TemplateFunction:
@@ -147,10 +154,10 @@ def declared_templates(path: Path) -> dict[str, int]:
     return found
 
 
-def declared_resources(path: Path) -> dict[str, dict[str, Any]]:
-    """The literal ``resources=`` dict of each template that declares one."""
+def declared_keyword(path: Path, keyword: str) -> dict[str, Any]:
+    """The literal value of ``keyword=`` in each template declaration that has one."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, Any] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -158,21 +165,40 @@ def declared_resources(path: Path) -> dict[str, dict[str, Any]]:
             if not isinstance(deco, ast.Call):
                 continue
             kw = {k.arg: k.value for k in deco.keywords}
-            if "resources" not in kw:
+            if keyword not in kw:
                 continue
             args = list(deco.args) + ([kw["name"]] if "name" in kw else [])
             name = args[0].value if args and isinstance(args[0], ast.Constant) else node.name
             try:
-                value = ast.literal_eval(kw["resources"])
+                found[str(name)] = ast.literal_eval(kw[keyword])
             except ValueError:
                 raise TemplateError(
-                    f"{path}, line {deco.lineno}: resources= of template {name!r} must be a "
-                    "literal dict (it is read without running the file)"
+                    f"{path}, line {deco.lineno}: {keyword}= of template {name!r} must be a "
+                    "literal (it is read without running the file)"
                 ) from None
-            if not isinstance(value, dict):
-                raise TemplateError(f"{path}, line {deco.lineno}: resources= must be a dict")
-            found[str(name)] = value
     return found
+
+
+def declared_resources(path: Path) -> dict[str, dict[str, Any]]:
+    """The literal ``resources=`` dict of each template that declares one."""
+    found = declared_keyword(path, "resources")
+    for name, value in found.items():
+        if not isinstance(value, dict):
+            raise TemplateError(f"{path}: resources= of template {name!r} must be a dict")
+    return found
+
+
+def declared_partitions(path: Path) -> dict[str, list[str]]:
+    """The ``partitions=`` list of each template that restricts where it may be built."""
+    found = declared_keyword(path, "partitions")
+    for name, value in found.items():
+        if not (
+            isinstance(value, list | tuple) and value and all(isinstance(p, str) for p in value)
+        ):
+            raise TemplateError(
+                f"{path}: partitions= of template {name!r} must be a non-empty list of names"
+            )
+    return {name: list(value) for name, value in found.items()}
 
 
 def find_templates_file(start: "str | os.PathLike[str] | None") -> Optional[Path]:

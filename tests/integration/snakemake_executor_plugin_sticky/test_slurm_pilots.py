@@ -204,3 +204,45 @@ def test_pilot_pending_forever_times_out_with_slurms_reason(workflow, run_snakem
     assert "did not connect within 3 s" in run.output
     assert "--begin=now+3600" in run.output and "BeginTime" in run.output
     assert queued(wd) == []
+
+
+GPU_RULE = (
+    '\n\nrule mixed:\n    input: expand("gpu/{i}.txt", i=range(2)), '
+    'expand("out/{i}.txt", i=range(2))'
+    '\n\nuse rule invocation as gpu_invocation with:\n    output: "gpu/{i}.txt"\n'
+    '    log: "logs/gpu/{i}.log"\n    benchmark: "benchmarks/gpu/{i}.tsv"\n'
+    '    resources: sticky="counter", slurm_partition="gpu", gpu=1\n'
+)
+
+
+def test_rule_resources_choose_the_pilot_class(workflow, run_snakemake):
+    """The same template is built on cpu pilots for one rule and on gpu pilots for a rule that
+    asks for the gpu partition; each invocation runs on a pilot of its rule's class."""
+    wd = workflow("sticky_basic")
+    with_pilot_resources(wd)
+    (wd / "Snakefile").write_text((wd / "Snakefile").read_text() + GPU_RULE)
+    run = run_snakemake(wd, "mixed", *SLURM, "--config", "count=2")
+    assert run.returncode == 0, run.output
+    started = {r["worker"]: r["handle"] for r in run.events("worker_started")}
+    assert {p for p, _ in pilots(wd).values()} == {"cpu", "gpu"}
+    for inv in run.events("invocation"):
+        wanted = "--partition=gpu" if inv["rule"] == "gpu_invocation" else "--partition=cpu"
+        assert wanted in started[inv["worker"]], (inv, started)
+
+
+def test_template_partitions_are_enforced_before_any_job_runs(workflow, run_snakemake):
+    wd = workflow("sticky_basic")
+    templates = wd / "sticky_templates.py"
+    templates.write_text(
+        templates.read_text().replace(
+            '@template("counter")', '@template("counter", partitions=["cpu"])'
+        )
+    )
+    (wd / "Snakefile").write_text((wd / "Snakefile").read_text() + GPU_RULE)
+    run = run_snakemake(wd, "mixed", *SLURM, "--config", "count=2")
+    assert run.returncode != 0
+    assert "asks for Slurm partition 'gpu'" in run.output
+    assert "'counter' may only be built on: cpu" in run.output
+    assert not (wd / "out").exists()
+    # Local workers have no partitions: the same workflow runs.
+    assert run_snakemake(wd, "mixed", "--config", "count=2").returncode == 0
