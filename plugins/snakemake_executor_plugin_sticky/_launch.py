@@ -5,6 +5,7 @@ the worker has ended (and why), waits for it, or kills it. The worker command is
 everywhere: ``python -m snakemake_executor_plugin_sticky.worker``, with the same interpreter.
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -21,16 +22,21 @@ class LaunchError(Exception):
     """A worker could not be started at all (e.g. sbatch refused the pilot)."""
 
 
-def worker_command(connect: str, worker_id: str) -> list[str]:
+def worker_command(worker_id: str) -> list[str]:
+    """The command of every worker: no address, no secret (see :func:`connection_info`)."""
     return [
         sys.executable,
         "-m",
         "snakemake_executor_plugin_sticky.worker",
-        "--connect",
-        connect,
         "--worker-id",
         worker_id,
     ]
+
+
+def connection_info(connect: str, secret: bytes) -> str:
+    """What a worker needs to reach its manager: given on stdin or in a 0600 file, never on a
+    command line."""
+    return json.dumps({"connect": connect, "secret": secret.hex()})
 
 
 class WorkerHandle(ABC):
@@ -101,7 +107,7 @@ class LocalLauncher(Launcher):
         log_path = self.run_dir / f"worker-{worker_id}.log"
         with open(log_path, "ab") as out:
             process = subprocess.Popen(
-                worker_command(connect, worker_id),
+                worker_command(worker_id),
                 stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -110,8 +116,8 @@ class LocalLauncher(Launcher):
                 start_new_session=True,
             )
         assert process.stdin is not None
-        # The secret goes through a pipe: never on a command line, never in a file.
-        process.stdin.write(self.secret.hex().encode() + b"\n")
+        # Address and secret go through a pipe: never on a command line, never in a file.
+        process.stdin.write(connection_info(connect, self.secret).encode() + b"\n")
         process.stdin.close()
         return LocalHandle(process)
 
@@ -166,8 +172,8 @@ class SlurmHandle(WorkerHandle):
 class SlurmLauncher(Launcher):
     """Workers as Slurm pilot jobs, all named ``sticky-<run id>`` so one query sees them all.
 
-    The run secret reaches pilots in a file readable by the submitting user only (0600 in the
-    run's folder); its path, not the secret, is passed in the job's environment.
+    The manager's address and the run secret reach pilots in a file readable by the submitting
+    user only (0600 in the run's folder); its path is passed in the job's environment.
     """
 
     REFRESH_SECONDS = 1.0
@@ -175,10 +181,8 @@ class SlurmLauncher(Launcher):
     def __init__(self, run_dir: Path, workdir: Path, secret: bytes, run_id: str) -> None:
         self.run_dir, self.workdir = run_dir, workdir
         self.job_name = f"sticky-{run_id}"
-        self.secret_file = run_dir / "secret"
-        fd = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secret.hex())
+        self.secret = secret
+        self.connection_file = run_dir / "connection"
         self.states: dict[str, tuple[str, str]] = {}
         self.seen: set[str] = set()
         self.submitted: list[str] = []
@@ -187,6 +191,10 @@ class SlurmLauncher(Launcher):
     def start(
         self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
     ) -> WorkerHandle:
+        if not self.connection_file.exists():
+            fd = os.open(self.connection_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(connection_info(connect, self.secret))
         try:
             options = slurm.sbatch_options(resources)
             job_id = slurm.submit(
@@ -194,8 +202,8 @@ class SlurmLauncher(Launcher):
                 output=str(self.run_dir / f"pilot-{worker_id}-%j.log"),
                 workdir=str(self.workdir),
                 options=options,
-                command=worker_command(connect, worker_id),
-                env={**env, "STICKY_SECRET_FILE": str(self.secret_file)},
+                command=worker_command(worker_id),
+                env={**env, "STICKY_CONNECTION_FILE": str(self.connection_file)},
             )
         except (ValueError, slurm.SlurmError) as e:
             raise LaunchError(str(e)) from None
@@ -218,4 +226,4 @@ class SlurmLauncher(Launcher):
             slurm.cancel_by_name(self.job_name)
         except slurm.SlurmError:
             pass
-        self.secret_file.unlink(missing_ok=True)
+        self.connection_file.unlink(missing_ok=True)

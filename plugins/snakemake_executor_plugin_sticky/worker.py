@@ -1,6 +1,8 @@
-"""A sticky worker: ``python -m snakemake_executor_plugin_sticky.worker --connect HOST:PORT``.
+"""A sticky worker: ``python -m snakemake_executor_plugin_sticky.worker --worker-id ID``.
 
-The run secret arrives as one hex line on standard input, never on the command line. The
+The manager's address and the run secret arrive as one JSON line on standard input (local
+workers) or in a file readable by its user only, named by ``$STICKY_CONNECTION_FILE`` (Slurm
+pilots): never on a command line. The
 worker connects back to its manager, then runs invocations one at a time in its main thread
 ("direct mode": a GPU state is never forked), building each template's state the first time an
 invocation needs it and keeping it until it is told to stop. A daemon thread sends heartbeats;
@@ -10,6 +12,7 @@ worker outlives its run.
 
 import argparse
 import builtins
+import json
 import os
 import resource
 import signal
@@ -209,21 +212,18 @@ def _script_traceback(script_path: str) -> str:
 
 def main(argv: Optional[list[str]] = None) -> NoReturn:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--connect", required=True, help="HOST:PORT of the sticky manager")
     parser.add_argument("--worker-id", required=True)
     args = parser.parse_args(argv)
     # The manager decides when workers stop; a terminal Ctrl-C must not kill a state mid-build.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Local workers get the secret through a pipe; Slurm pilots in a file only the submitting
-    # user can read, named (not contained) in their environment.
-    secret_file = os.environ.get("STICKY_SECRET_FILE")
-    if secret_file:
-        with open(secret_file) as f:
-            secret = bytes.fromhex(f.read().strip())
+    connection_file = os.environ.get("STICKY_CONNECTION_FILE")
+    if connection_file:
+        with open(connection_file) as f:
+            info = json.load(f)
     else:
-        secret = bytes.fromhex(sys.stdin.readline().strip())
-    host, _, port = args.connect.rpartition(":")
-    conn = Client((host.strip("[]"), int(port)), authkey=secret)
+        info = json.loads(sys.stdin.readline())
+    host, _, port = info["connect"].rpartition(":")
+    conn = Client((host.strip("[]"), int(port)), authkey=bytes.fromhex(info["secret"]))
     Worker(conn, args.worker_id).serve()
     # The states are torn down (serve's finally). Skip the interpreter's own finalisation:
     # with torch loaded it takes most of a second, and the manager waits for this exit.

@@ -246,3 +246,35 @@ def test_template_partitions_are_enforced_before_any_job_runs(workflow, run_snak
     assert not (wd / "out").exists()
     # Local workers have no partitions: the same workflow runs.
     assert run_snakemake(wd, "mixed", "--config", "count=2").returncode == 0
+
+
+def test_address_and_secret_never_reach_a_command_line(workflow, start_snakemake, poll):
+    """Pilots learn the manager's address and secret from a 0600 file named in their
+    environment; neither shows in Slurm's record of the job nor in the worker's command line."""
+    import json
+    import stat
+
+    wd = workflow("sticky_basic")
+    bg = start_snakemake(
+        wd, *SLURM, "--config", "sleep_on=[0]", "sleep_seconds=120", "count=1", cores=1
+    )
+    pid = poll(
+        lambda: [r["pid"] for r in bg.events("worker_connected")], 120, "a pilot to connect"
+    )[0]
+    run_dir = sorted((wd / ".snakemake" / "sticky").iterdir())[-1]
+    connection = run_dir / "connection"
+    assert stat.S_IMODE(connection.stat().st_mode) == 0o600
+    info = json.loads(connection.read_text())
+    port = info["connect"].rsplit(":", 1)[1]
+    job_id = next(r["handle"] for r in bg.events("worker_started")).split()[2]
+    record = subprocess.run(
+        ["scontrol", "show", "job", job_id], capture_output=True, text=True, check=True
+    ).stdout
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode().replace("\0", " ")
+    for text in (record, cmdline):
+        assert info["secret"] not in text
+        assert f":{port}" not in text
+    assert "snakemake_executor_plugin_sticky.worker" in cmdline
+    bg.proc.send_signal(signal.SIGINT)
+    bg.finish(timeout=90)
+    assert not connection.exists()  # removed at the end of the run
