@@ -177,6 +177,7 @@ class SlurmLauncher(Launcher):
     """
 
     REFRESH_SECONDS = 1.0
+    """At most one squeue per second, however often the manager asks."""
 
     def __init__(self, run_dir: Path, workdir: Path, secret: bytes, run_id: str) -> None:
         self.run_dir, self.workdir = run_dir, workdir
@@ -185,7 +186,6 @@ class SlurmLauncher(Launcher):
         self.connection_file = run_dir / "connection"
         self.states: dict[str, tuple[str, str]] = {}
         self.seen: set[str] = set()
-        self.submitted: list[str] = []
         self._last_refresh = 0.0
 
     def start(
@@ -207,7 +207,6 @@ class SlurmLauncher(Launcher):
             )
         except (ValueError, slurm.SlurmError) as e:
             raise LaunchError(str(e)) from None
-        self.submitted.append(job_id)
         return SlurmHandle(self, job_id, options)
 
     def refresh(self, force: bool = False) -> None:
