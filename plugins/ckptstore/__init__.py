@@ -1,0 +1,30 @@
+"""ckptstore: the content-addressed checkpoint store behind checkpoint-aware rule skipping.
+
+Job outputs are stored by content (sha256), and each job's outputs are recorded under its
+provenance key, so an unchanged job can be restored instead of rerun, here or at another site
+that sees the same store. Writes are atomic, reads are verified, concurrent runs are safe, and
+garbage collection keeps what recent and running workflows need.
+
+The provenance keys and the wiring into Snakemake (a storage plugin and executor setting)
+build on this package (issue #4).
+"""
+
+from .store import (
+    CheckpointStore,
+    CorruptObjectError,
+    GcReport,
+    Manifest,
+    RunRecord,
+    StoreError,
+    file_digest,
+)
+
+__all__ = [
+    "CheckpointStore",
+    "CorruptObjectError",
+    "GcReport",
+    "Manifest",
+    "RunRecord",
+    "StoreError",
+    "file_digest",
+]

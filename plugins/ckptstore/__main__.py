@@ -1,0 +1,50 @@
+"""``python -m ckptstore``: maintain a checkpoint store.
+
+python -m ckptstore gc STORE --keep-runs N   # drop what the latest N runs did not use
+python -m ckptstore verify STORE             # re-hash every object; set bad ones aside
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from .store import CheckpointStore, StoreError, file_digest
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ckptstore", description=__doc__.splitlines()[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    gc = sub.add_parser("gc", help="delete keys and objects the latest N runs did not use")
+    gc.add_argument("store", type=Path)
+    gc.add_argument("--keep-runs", type=int, default=5, help="runs whose keys stay (default 5)")
+    verify = sub.add_parser("verify", help="check every object against its hash")
+    verify.add_argument("store", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        store = CheckpointStore(args.store, create=False)
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.command == "gc":
+        report = store.gc(args.keep_runs)
+        print(
+            f"kept the keys of {report.kept_runs} run(s); deleted {report.deleted_keys} "
+            f"key(s) and {report.deleted_objects} object(s), {report.freed_bytes} bytes; "
+            f"{report.protected_by_active_runs} recent object(s) protected"
+        )
+        return 0
+    bad = 0
+    for obj in sorted(store.root.glob("objects/*/*")):
+        digest = "sha256:" + obj.parent.name + obj.name
+        if file_digest(obj) != digest:
+            bad += 1
+            print(f"corrupt: {digest} ({obj})")
+            store._quarantine(obj)
+    print(f"{bad} corrupt object(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,399 @@
+"""A content-addressed checkpoint store on a file system (local or shared).
+
+Layout under the store's root::
+
+    FORMAT                      "ckptstore 1"
+    objects/ab/cdef...          file contents, named by their sha256, read-only
+    keys/ab/<key>.json          what a job with provenance key <key> produced: outputs -> digests
+    runs/<run id>.json          the keys each run used (for garbage collection)
+    active/<run id>.json        runs in progress: their objects are never collected
+    tmp/                        half-written files; renamed into place only when complete
+
+Every write goes to ``tmp/`` first and is renamed into place, so a reader never sees half an
+object or half a manifest, and two runs writing the same key or object at once only ever
+replace a complete file by an identical one. Every read re-hashes what it copies: a truncated
+or tampered object is reported (:class:`CorruptObjectError`, naming the object), moved aside,
+and never restored.
+"""
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+FORMAT = "ckptstore 1"
+CHUNK = 1 << 20
+ACTIVE_STALE_SECONDS = 24 * 3600.0
+"""An active-run marker older than this whose process is gone counts as abandoned."""
+
+
+class StoreError(Exception):
+    """The store cannot be used (missing, unreadable, not a store)."""
+
+
+class CorruptObjectError(StoreError):
+    """An object's content no longer matches its name (truncated or tampered)."""
+
+    def __init__(self, digest: str, path: Path) -> None:
+        self.digest, self.path = digest, path
+        super().__init__(
+            f"checkpoint object {digest} ({path}) does not match its hash: "
+            "it was truncated or altered; it was set aside and will not be restored"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.digest, self.path))
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one job produced: output path (relative to the working directory) -> entry.
+
+    An entry is ``{"file": digest}`` for a file or ``{"tree": {relpath: digest}}`` for a
+    ``directory()`` output."""
+
+    key: str
+    outputs: dict[str, dict[str, Any]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def digests(self) -> set[str]:
+        found: set[str] = set()
+        for entry in self.outputs.values():
+            if "file" in entry:
+                found.add(entry["file"])
+            else:
+                found.update(entry["tree"].values())
+        return found
+
+
+@dataclass
+class GcReport:
+    kept_runs: int
+    deleted_objects: int
+    deleted_keys: int
+    freed_bytes: int
+    protected_by_active_runs: int
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+class CheckpointStore:
+    """A checkpoint store rooted at a directory (created on first use if ``create``)."""
+
+    def __init__(self, root: "str | os.PathLike[str]", create: bool = True) -> None:
+        self.root = Path(root)
+        marker = self.root / "FORMAT"
+        try:
+            if not marker.exists():
+                if not create:
+                    raise StoreError(f"{self.root} is not a checkpoint store (no FORMAT file)")
+                if self.root.exists() and any(self.root.iterdir()):
+                    raise StoreError(
+                        f"{self.root} is not empty and not a checkpoint store; choose an empty "
+                        "or new directory"
+                    )
+                for sub in ("objects", "keys", "runs", "active", "tmp"):
+                    (self.root / sub).mkdir(parents=True, exist_ok=True)
+                self._write_atomically(marker, FORMAT.encode())
+            found = marker.read_text().strip()
+        except PermissionError as e:
+            raise StoreError(f"checkpoint store {self.root} is not accessible: {e}") from None
+        if found != FORMAT:
+            raise StoreError(f"{self.root} holds {found!r}; this version reads {FORMAT!r}")
+
+    # ---- objects --------------------------------------------------------------------------
+
+    def object_path(self, digest: str) -> Path:
+        algo, _, hexdigest = digest.partition(":")
+        if algo != "sha256" or len(hexdigest) != 64:
+            raise ValueError(f"not a sha256 digest: {digest!r}")
+        return self.root / "objects" / hexdigest[:2] / hexdigest[2:]
+
+    def has(self, digest: str) -> bool:
+        return self.object_path(digest).is_file()
+
+    def put_file(self, path: "str | os.PathLike[str]") -> str:
+        """Store a file's content (once, whatever the number of writers); return its digest."""
+        tmp = self._tmp_path()
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as src, open(tmp, "wb") as dst:
+                while chunk := src.read(CHUNK):
+                    h.update(chunk)
+                    dst.write(chunk)
+                dst.flush()
+                os.fsync(dst.fileno())
+            digest = "sha256:" + h.hexdigest()
+            target = self.object_path(digest)
+            if target.is_file():
+                # Content-addressed: an identical object is already there. Refresh its time,
+                # so garbage collection counts it as used by this (possibly active) run.
+                os.utime(target)
+                return digest
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.chmod(tmp, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+            os.replace(tmp, target)
+            return digest
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def copy_out(self, digest: str, dest: Path) -> None:
+        """Copy an object to ``dest`` (a temporary name), checking its hash on the way."""
+        source = self.object_path(digest)
+        h = hashlib.sha256()
+        with open(source, "rb") as src, open(dest, "wb") as dst:
+            while chunk := src.read(CHUNK):
+                h.update(chunk)
+                dst.write(chunk)
+        if "sha256:" + h.hexdigest() != digest:
+            dest.unlink(missing_ok=True)
+            self._quarantine(source)
+            raise CorruptObjectError(digest, source)
+
+    # ---- job manifests --------------------------------------------------------------------
+
+    def record(
+        self,
+        key: str,
+        outputs: dict[str, "str | os.PathLike[str]"],
+        workdir: "str | os.PathLike[str]" = ".",
+        meta: Optional[dict[str, Any]] = None,
+    ) -> Manifest:
+        """Store a finished job's outputs under its provenance key."""
+        workdir = Path(workdir)
+        entries: dict[str, dict[str, Any]] = {}
+        for name, path in outputs.items():
+            full = workdir / path
+            if full.is_dir():
+                tree = {
+                    str(p.relative_to(full)): self.put_file(p)
+                    for p in sorted(full.rglob("*"))
+                    if p.is_file()
+                }
+                entries[str(name)] = {"tree": tree}
+            else:
+                entries[str(name)] = {"file": self.put_file(full)}
+        manifest = Manifest(key, entries, dict(meta or {}))
+        body = json.dumps({"key": key, "outputs": entries, "meta": manifest.meta}, indent=1)
+        self._write_atomically(self._key_path(key), body.encode())
+        return manifest
+
+    def lookup(self, key: str) -> Optional[Manifest]:
+        path = self._key_path(key)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            self._quarantine(path)
+            return None
+        return Manifest(data["key"], data["outputs"], data.get("meta", {}))
+
+    def restore(self, key: str, workdir: "str | os.PathLike[str]" = ".") -> Optional[Manifest]:
+        """Put a key's outputs back into ``workdir``, all or nothing.
+
+        Returns None if the key is unknown or an object is missing. Raises
+        :class:`CorruptObjectError` if an object fails its hash check; nothing is placed then.
+        """
+        manifest = self.lookup(key)
+        if manifest is None or not all(self.has(d) for d in manifest.digests()):
+            return None
+        workdir = Path(workdir)
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for name, entry in manifest.outputs.items():
+                target = workdir / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                stage = target.with_name(f".{target.name}.ckpt-{secrets.token_hex(4)}")
+                if "file" in entry:
+                    self.copy_out(entry["file"], stage)
+                else:
+                    stage.mkdir()
+                    for rel, digest in entry["tree"].items():
+                        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+                        self.copy_out(digest, stage / rel)
+                staged.append((stage, target))
+        except BaseException:
+            for stage, _ in staged:
+                _remove(stage)
+            raise
+        for stage, target in staged:  # every object checked: now place them
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            os.replace(stage, target)
+        return manifest
+
+    # ---- runs and garbage collection --------------------------------------------------------
+
+    @contextmanager
+    def run(self, run_id: Optional[str] = None) -> Iterator["RunRecord"]:
+        """Mark a run active while it uses the store; record its keys when it ends."""
+        run_id = run_id or f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        record = RunRecord(self, run_id)
+        marker = self.root / "active" / f"{run_id}.json"
+        self._write_atomically(
+            marker,
+            json.dumps(
+                {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+            ).encode(),
+        )
+        try:
+            yield record
+        finally:
+            body = json.dumps(
+                {"id": run_id, "finished": time.time(), "keys": sorted(record.keys)}, indent=1
+            )
+            self._write_atomically(self.root / "runs" / f"{run_id}.json", body.encode())
+            marker.unlink(missing_ok=True)
+
+    def gc(self, keep_runs: int) -> GcReport:
+        """Delete keys and objects not used by the latest ``keep_runs`` finished runs.
+
+        Never deletes anything an active run (or a key written after the oldest kept run)
+        may need.
+        """
+        if keep_runs < 1:
+            raise ValueError("keep_runs must be at least 1")
+        runs = sorted(
+            self.root.glob("runs/*.json"), key=lambda p: json.loads(p.read_text())["finished"]
+        )
+        kept = runs[-keep_runs:]
+        keep_keys: set[str] = set()
+        for path in kept:
+            keep_keys.update(json.loads(path.read_text())["keys"])
+        active = self._active_runs()
+        cutoff = min((json.loads(p.read_text())["finished"] for p in kept), default=0.0)
+        cutoff = min([cutoff, *(a["started"] for a in active)])
+        deleted_keys = 0
+        live_digests: set[str] = set()
+        for key_file in self.root.glob("keys/*/*.json"):
+            key = key_file.stem
+            manifest = self.lookup(key)
+            young = key_file.stat().st_mtime >= cutoff
+            if key in keep_keys or young or manifest is None:
+                if manifest is not None:
+                    live_digests |= manifest.digests()
+                continue
+            key_file.unlink(missing_ok=True)
+            deleted_keys += 1
+        deleted, freed, protected = 0, 0, 0
+        for obj in self.root.glob("objects/*/*"):
+            digest = "sha256:" + obj.parent.name + obj.name
+            if digest in live_digests:
+                continue
+            if obj.stat().st_mtime >= cutoff:
+                protected += 1  # written while a kept or active run was going: keep
+                continue
+            freed += obj.stat().st_size
+            obj.unlink(missing_ok=True)
+            deleted += 1
+        for old in runs[:-keep_runs]:
+            old.unlink(missing_ok=True)
+        return GcReport(len(kept), deleted, deleted_keys, freed, protected)
+
+    # ---- internals ----------------------------------------------------------------------------
+
+    def _active_runs(self) -> list[dict[str, Any]]:
+        found = []
+        for marker in self.root.glob("active/*.json"):
+            try:
+                info = json.loads(marker.read_text())
+            except (OSError, json.JSONDecodeError):
+                continue
+            abandoned = (
+                info.get("host") == socket.gethostname() and not _pid_alive(int(info.get("pid", 0)))
+            ) or (time.time() - info.get("started", 0) > ACTIVE_STALE_SECONDS)
+            if not abandoned:
+                found.append(info)
+        return found
+
+    def _key_path(self, key: str) -> Path:
+        if not key or not all(c in "0123456789abcdef" for c in key):
+            raise ValueError(f"a provenance key is lowercase hex, got {key!r}")
+        return self.root / "keys" / key[:2] / f"{key}.json"
+
+    def _tmp_path(self) -> Path:
+        return self.root / "tmp" / f"{os.getpid()}-{secrets.token_hex(8)}"
+
+    def _write_atomically(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = (self.root / "tmp") if (self.root / "tmp").is_dir() else path.parent
+        tmp_file = tmp / f"{os.getpid()}-{secrets.token_hex(8)}"
+        try:
+            with open(tmp_file, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp_file, path)
+        finally:
+            tmp_file.unlink(missing_ok=True)
+
+    def _quarantine(self, path: Path) -> None:
+        """Move a bad file aside (kept for inspection), so it is never read again."""
+        bad = self.root / "corrupt"
+        bad.mkdir(exist_ok=True)
+        try:
+            os.replace(path, bad / f"{path.parent.name}{path.name}-{secrets.token_hex(3)}")
+        except OSError:
+            pass
+
+
+@dataclass
+class RunRecord:
+    """The keys one run looked up or recorded (what garbage collection must keep)."""
+
+    store: CheckpointStore
+    run_id: str
+    keys: set[str] = field(default_factory=set)
+
+    def lookup(self, key: str) -> Optional[Manifest]:
+        self.keys.add(key)
+        return self.store.lookup(key)
+
+    def restore(self, key: str, workdir: "str | os.PathLike[str]" = ".") -> Optional[Manifest]:
+        self.keys.add(key)
+        return self.store.restore(key, workdir)
+
+    def record(
+        self,
+        key: str,
+        outputs: dict[str, "str | os.PathLike[str]"],
+        workdir: "str | os.PathLike[str]" = ".",
+        meta: Optional[dict[str, Any]] = None,
+    ) -> Manifest:
+        self.keys.add(key)
+        return self.store.record(key, outputs, workdir, meta)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)

@@ -1,0 +1,184 @@
+"""The content-addressed checkpoint store: atomic, verified, concurrent-safe, collectable."""
+
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ckptstore import CheckpointStore, CorruptObjectError, StoreError, file_digest
+from ckptstore.__main__ import main as cli
+
+KEY_A, KEY_B, KEY_C = "a" * 64, "b" * 64, "c" * 64
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> CheckpointStore:
+    return CheckpointStore(tmp_path / "store")
+
+
+@pytest.fixture
+def site_a(tmp_path: Path) -> Path:
+    """A working directory with a file output and a directory() output."""
+    wd = tmp_path / "site-a"
+    (wd / "results" / "tree" / "sub").mkdir(parents=True)
+    (wd / "results" / "model.bin").write_bytes(os.urandom(3 * 1024 * 1024 + 7))
+    (wd / "results" / "tree" / "x.txt").write_text("x\n")
+    (wd / "results" / "tree" / "sub" / "y.txt").write_text("y\n")
+    return wd
+
+
+def test_identical_content_is_stored_once(store, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.write_text("same")
+    two.write_text("same")
+    assert store.put_file(one) == store.put_file(two) == file_digest(one)
+    assert len(list(store.root.glob("objects/*/*"))) == 1
+    assert not list(store.root.glob("tmp/*"))  # nothing half-written left behind
+
+
+def test_restore_at_another_site_is_byte_identical(store, site_a, tmp_path):
+    outputs = {"results/model.bin": "results/model.bin", "results/tree": "results/tree"}
+    store.record(KEY_A, outputs, site_a, meta={"rule": "train"})
+    site_b = tmp_path / "elsewhere" / "site-b"
+    site_b.mkdir(parents=True)
+    manifest = store.restore(KEY_A, site_b)
+    assert manifest is not None and manifest.meta == {"rule": "train"}
+    for rel in ["results/model.bin", "results/tree/x.txt", "results/tree/sub/y.txt"]:
+        assert (site_b / rel).read_bytes() == (site_a / rel).read_bytes()
+    assert not list(site_b.rglob(".*ckpt-*"))  # no staging leftovers
+
+
+def test_unknown_key_restores_nothing(store, tmp_path):
+    assert store.lookup(KEY_B) is None
+    assert store.restore(KEY_B, tmp_path) is None
+
+
+def test_truncated_object_is_detected_and_never_restored(store, site_a, tmp_path):
+    store.record(KEY_A, {"results/model.bin": "results/model.bin"}, site_a)
+    digest = file_digest(site_a / "results" / "model.bin")
+    obj = store.object_path(digest)
+    os.chmod(obj, 0o644)
+    with open(obj, "r+b") as f:
+        f.truncate(1000)
+    site_b = tmp_path / "site-b"
+    (site_b / "results").mkdir(parents=True)
+    (site_b / "results" / "model.bin").write_text("previous content")
+    with pytest.raises(CorruptObjectError, match=digest):
+        store.restore(KEY_A, site_b)
+    # Nothing was placed: the previous file is untouched, no staging file is left.
+    assert (site_b / "results" / "model.bin").read_text() == "previous content"
+    assert [p.name for p in (site_b / "results").iterdir()] == ["model.bin"]
+    # The bad object was set aside; the key now restores nothing, so the job reruns.
+    assert not obj.exists() and list(store.root.glob("corrupt/*"))
+    assert store.restore(KEY_A, site_b) is None
+
+
+def test_tampered_object_of_a_directory_output_is_detected(store, site_a, tmp_path):
+    store.record(KEY_A, {"results/tree": "results/tree"}, site_a)
+    obj = store.object_path(file_digest(site_a / "results" / "tree" / "x.txt"))
+    os.chmod(obj, 0o644)
+    obj.write_text("evil\n")
+    with pytest.raises(CorruptObjectError):
+        store.restore(KEY_A, tmp_path / "site-b")
+    assert not (tmp_path / "site-b" / "results" / "tree").exists()
+
+
+def test_damaged_manifest_counts_as_missing(store, site_a):
+    store.record(KEY_A, {"results/model.bin": "results/model.bin"}, site_a)
+    store._key_path(KEY_A).write_text("{not json")
+    assert store.lookup(KEY_A) is None
+
+
+def test_not_a_store_is_a_clear_error(tmp_path):
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "data.csv").write_text("x")
+    with pytest.raises(StoreError, match="not empty and not a checkpoint store"):
+        CheckpointStore(busy)
+    with pytest.raises(StoreError, match="no FORMAT file"):
+        CheckpointStore(tmp_path / "missing", create=False)
+
+
+def test_keys_must_be_hex():
+    with pytest.raises(ValueError, match="lowercase hex"):
+        CheckpointStore.__new__(CheckpointStore)._key_path("../../etc/passwd")
+
+
+def _writer(root: str, workdir: str, rounds: int) -> None:
+    store = CheckpointStore(root)
+    for i in range(rounds):
+        store.record(KEY_A, {"results/model.bin": "results/model.bin"}, workdir, {"i": i})
+        assert store.restore(KEY_A, Path(workdir) / f"restored-{os.getpid()}") is not None
+
+
+def test_two_runs_writing_the_same_key_at_once_never_corrupt_it(store, site_a):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(store.root), str(site_a), 15)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    manifest = store.lookup(KEY_A)
+    assert manifest is not None
+    for obj in store.root.glob("objects/*/*"):
+        assert file_digest(obj) == "sha256:" + obj.parent.name + obj.name
+    assert not list(store.root.glob("tmp/*"))
+
+
+def _age(store: CheckpointStore, seconds: float) -> None:
+    """Pretend everything now in the store was written ``seconds`` ago."""
+    past = time.time() - seconds
+    for path in store.root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (past, past))
+
+
+def test_gc_keeps_the_latest_runs_and_drops_the_rest(store, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    for n, key in enumerate([KEY_A, KEY_B, KEY_C]):
+        (wd / f"{n}.txt").write_text(f"output {n}")
+        with store.run(f"run{n}") as run:
+            run.record(key, {f"{n}.txt": f"{n}.txt"}, wd)
+        _age(store, 1000 - n)  # run0 oldest
+        time.sleep(0.01)
+    report = store.gc(keep_runs=2)
+    assert report.deleted_keys == 1 and report.deleted_objects == 1
+    assert store.lookup(KEY_A) is None
+    assert store.restore(KEY_B, tmp_path / "b") is not None
+    assert store.restore(KEY_C, tmp_path / "c") is not None
+
+
+def test_gc_never_deletes_what_an_active_run_needs(store, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "old.txt").write_text("old")
+    with store.run("old-run") as run:
+        run.record(KEY_A, {"old.txt": "old.txt"}, wd)
+    _age(store, 5000)
+    with store.run("newer-run") as run:
+        run.lookup(KEY_B)
+    with store.run("running") as active:
+        # The running workflow stores the same content again (deduplicated) mid-run.
+        active.store.put_file(wd / "old.txt")
+        store.gc(keep_runs=1)
+        assert store.has(file_digest(wd / "old.txt"))
+
+
+def test_cli_verify_finds_and_sets_aside_corruption(store, site_a, capsys):
+    store.record(KEY_A, {"results/tree": "results/tree"}, site_a)
+    assert cli(["verify", str(store.root)]) == 0
+    obj = store.object_path(file_digest(site_a / "results" / "tree" / "x.txt"))
+    os.chmod(obj, 0o644)
+    obj.write_text("changed")
+    assert cli(["verify", str(store.root)]) == 1
+    assert "corrupt: sha256:" in capsys.readouterr().out
+    assert not obj.exists()
+
+
+def test_cli_refuses_a_directory_that_is_not_a_store(tmp_path, capsys):
+    assert cli(["gc", str(tmp_path / "nothing")]) == 2
+    assert "not a checkpoint store" in capsys.readouterr().err
