@@ -238,6 +238,23 @@ class CheckpointStore:
             os.replace(stage, target)
         return manifest
 
+    # ---- what a job was last checkpointed as (to explain reruns) ------------------------------
+
+    def remember(self, identity: str, key: str) -> None:
+        """Note that the job known as ``identity`` (e.g. rule and outputs) last had ``key``."""
+        name = hashlib.sha256(identity.encode()).hexdigest()
+        self._write_atomically(
+            self.root / "index" / f"{name}.json",
+            json.dumps({"identity": identity, "key": key}).encode(),
+        )
+
+    def recall(self, identity: str) -> Optional[str]:
+        name = hashlib.sha256(identity.encode()).hexdigest()
+        try:
+            return json.loads((self.root / "index" / f"{name}.json").read_text())["key"]
+        except (OSError, ValueError, KeyError):
+            return None
+
     # ---- runs and garbage collection --------------------------------------------------------
 
     @contextmanager

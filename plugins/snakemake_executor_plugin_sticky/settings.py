@@ -91,6 +91,17 @@ class ExecutorSettings(ExecutorSettingsBase):
             "required": False,
         },
     )
+    checkpoints: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "A checkpoint store directory (local or on a shared file system; created "
+            "if new). A job whose provenance key (code, params, wildcards, config, input "
+            "content, template, software) is in the store is restored instead of run; every "
+            "successful job is stored. Default: no checkpoints.",
+            "env_var": False,
+            "required": False,
+        },
+    )
     templates: Optional[str] = field(
         default=None,
         metadata={

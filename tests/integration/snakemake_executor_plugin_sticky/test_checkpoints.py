@@ -1,0 +1,184 @@
+"""Checkpoint-aware rule skipping (--sticky-checkpoints): restore at another site, rerun
+exactly what a change touches, never restore a damaged object."""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+OUTPUTS = ["out", "logs", "summary.txt", "shell.txt", "run.txt", "plain_script.txt"]
+
+
+def restored_and_stored(output: str) -> tuple[int, int]:
+    m = re.search(r"checkpoints: (\d+) job\(s\) restored, (\d+) stored", output)
+    assert m, output
+    return int(m.group(1)), int(m.group(2))
+
+
+def same_outputs(a: Path, b: Path) -> bool:
+    for name in OUTPUTS:
+        left, right = a / name, b / name
+        files = (
+            sorted(p.relative_to(left) for p in left.rglob("*") if p.is_file())
+            if left.is_dir()
+            else [Path()]
+        )
+        for rel in files:
+            if (left / rel).read_bytes() != (right / rel).read_bytes():
+                return False
+    return True
+
+
+@pytest.fixture
+def site_a(workflow, run_snakemake, tmp_path):
+    """The test workflow (plus a local helper module its script imports), run once with a
+    checkpoint store; returns (site A, store)."""
+    wd = workflow("sticky_basic", "site-a")
+    (wd / "scripts" / "helper.py").write_text("OFFSET = 0\n")
+    script = wd / "scripts" / "invocation.py"
+    script.write_text(
+        "from helper import OFFSET\n"
+        + script.read_text().replace('state["factor"]\n', 'state["factor"] + OFFSET\n')
+    )
+    store = tmp_path / "store"
+    run = run_snakemake(wd, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (0, 16)
+    return wd, store
+
+
+def clone(site: Path, to: Path) -> Path:
+    """A fresh copy of the workflow only: no outputs, no .snakemake, new paths and mtimes."""
+    shutil.copytree(
+        site,
+        to,
+        ignore=shutil.ignore_patterns(
+            ".snakemake",
+            "out",
+            "logs",
+            "benchmarks",
+            "tmp",
+            "builds",
+            "teardowns",
+            "markers",
+            "*.txt",
+            "__pycache__",
+        ),
+    )
+    return to
+
+
+def test_second_site_restores_everything_and_runs_nothing(site_a, run_snakemake, tmp_path):
+    wd_a, store = site_a
+    wd_b = clone(wd_a, tmp_path / "elsewhere" / "site-b")
+    run = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (16, 0)
+    assert not (wd_b / "builds").exists()  # no template was built: no invocation ran
+    assert not (wd_b / ".snakemake" / "sticky").exists() or not list(
+        (wd_b / ".snakemake" / "sticky").glob("*/metrics.jsonl")
+    )
+    assert same_outputs(wd_a, wd_b)
+    # Snakemake's metadata was written for the restored jobs: nothing left to do.
+    again = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
+    assert "Nothing to be done" in again.output
+
+
+CHANGES = {
+    "script": (
+        lambda wd: (wd / "scripts/invocation.py").write_text(
+            (wd / "scripts/invocation.py").read_text() + "\n# edited\n"
+        ),
+        "script:scripts/invocation.py changed",
+        6,
+    ),
+    "imported module": (
+        lambda wd: (wd / "scripts/helper.py").write_text("OFFSET = 1\n"),
+        "module:helper.py changed",
+        6,
+    ),
+    "param": (
+        lambda wd: (wd / "Snakefile").write_text(
+            (wd / "Snakefile").read_text().replace("scale=3", "scale=4")
+        ),
+        "params changed",
+        6,
+    ),
+    "template": (
+        lambda wd: (wd / "sticky_templates.py").write_text(
+            (wd / "sticky_templates.py").read_text() + "\n# edited\n"
+        ),
+        "template changed",
+        6,
+    ),
+    "shell code": (
+        lambda wd: (wd / "Snakefile").write_text(
+            (wd / "Snakefile").read_text().replace("echo shell >", "echo shell2 >")
+        ),
+        "code:shell changed",
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_one_change_reruns_exactly_what_it_touches(site_a, run_snakemake, tmp_path, change):
+    edit, reason, rerun_of_rule = CHANGES[change]
+    wd_a, store = site_a
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    edit(wd_b)
+    run = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert run.output.count(reason) == rerun_of_rule, run.output
+    restored, stored = restored_and_stored(run.output)
+    assert restored + stored == 16 and stored >= rerun_of_rule
+
+
+def test_new_wildcard_value_runs_only_the_new_job(site_a, run_snakemake, tmp_path):
+    wd_a, store = site_a
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    run = run_snakemake(wd_b, "out/2.txt", "out/9.txt", "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (1, 1)  # out/2 restored; out/9 is new
+    assert run.read("out/9.txt") == "9 270\n"
+
+
+def test_config_change_reruns_every_job_that_may_read_it(site_a, run_snakemake, tmp_path):
+    """Which config values a job reads cannot be known, so the whole config is in every key."""
+    wd_a, store = site_a
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    run = run_snakemake(wd_b, "--sticky-checkpoints", str(store), "--config", "unused_key=1")
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (0, 16)
+    assert "config changed" in run.output
+
+
+def test_damaged_object_is_detected_and_the_job_reruns(site_a, run_snakemake, tmp_path):
+    wd_a, store = site_a
+    target = next(
+        p
+        for p in (store / "objects").rglob("*")
+        if p.is_file() and p.read_bytes() == (wd_a / "out" / "3.txt").read_bytes()
+    )
+    os.chmod(target, 0o644)
+    target.write_text("tampered\n")
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    run = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert "does not match its hash" in run.output and target.name in run.output
+    assert (wd_b / "out" / "3.txt").read_bytes() == (wd_a / "out" / "3.txt").read_bytes()
+    assert same_outputs(wd_a, wd_b)
+
+
+def test_unusable_store_is_a_clear_error(workflow, run_snakemake, tmp_path):
+    wd = workflow("sticky_basic")
+    not_a_store = tmp_path / "data"
+    not_a_store.mkdir()
+    (not_a_store / "x.csv").write_text("1")
+    run = run_snakemake(wd, "--sticky-checkpoints", str(not_a_store))
+    assert run.returncode != 0
+    assert "not empty and not a checkpoint store" in run.output
