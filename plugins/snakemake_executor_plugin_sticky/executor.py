@@ -159,6 +159,7 @@ class Executor(RealExecutor):
             self._explain_miss(job, comps)
             return False
         self._restored.add(job.jobid)
+        del self._job_keys[job.jobid]  # nothing to store for a restored job
         info = SubmittedJobInfo(job=job, external_jobid=f"checkpoint:{key[:12]}")
         self.report_job_submission(info)
         self.logger.info(
