@@ -60,9 +60,11 @@ def test_workers_exit_when_snakemake_is_killed(workflow, start_snakemake, poll, 
     pid = poll(
         lambda: [r["pid"] for r in bg.events("worker_connected")], 120, "a worker to connect"
     )[0]
+    assert alive(pid)
     bg.proc.kill()
     bg.finish(timeout=30)
     poll(lambda: not alive(pid), 20, "the orphaned worker to exit")
+    assert not alive(pid)
 
 
 def test_hung_worker_is_lost_after_the_heartbeat_timeout(workflow, start_snakemake, poll, alive):
