@@ -32,10 +32,17 @@ def _stable_repr(value: Any) -> str:
 
 
 class InputDigests:
-    """Content digests of input files, cached by (path, size, mtime) for the whole run."""
+    """Content digests of input files, cached by (path, size, mtime) for the whole run, and of
+    what every job of the run shares (computed once, not per job)."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Any, templates_file: Optional[Path]) -> None:
         self._cache: dict[tuple[str, int, int], str] = {}
+        self.config = _sha(json.dumps(config, sort_keys=True, default=_stable_repr))
+        self.templates = (
+            _sha(templates_file.read_bytes())
+            if templates_file is not None and templates_file.is_file()
+            else None
+        )
 
     def digest(self, path: str) -> str:
         if os.path.isdir(path):
@@ -93,13 +100,7 @@ def relative_path(path: str, workdir: Path) -> str:
 
 
 def job_components(
-    job: Any,
-    workflow: Any,
-    *,
-    workdir: Path,
-    digests: InputDigests,
-    template: Optional[str],
-    templates_file: Optional[Path],
+    job: Any, workflow: Any, *, workdir: Path, digests: InputDigests, template: Optional[str]
 ) -> dict[str, str]:
     """The named parts of a job's provenance, each a short, comparable value."""
     from snakemake.script import get_source
@@ -131,12 +132,12 @@ def job_components(
         json.dumps(sorted(f"{k}={_stable_repr(v)}" for k, v in job.params.items()))
     )
     comps["wildcards"] = _sha(json.dumps(dict(job.wildcards), sort_keys=True))
-    comps["config"] = _sha(json.dumps(workflow.config, sort_keys=True, default=_stable_repr))
+    comps["config"] = digests.config
     comps["outputs"] = _sha(json.dumps(sorted(relative_path(str(o), workdir) for o in job.output)))
     for f in sorted(map(str, job.input)):
         comps[f"input:{relative_path(f, workdir)}"] = digests.digest(f)
-    if template and templates_file is not None and templates_file.is_file():
-        comps["template"] = _sha(templates_file.read_bytes())
+    if template and digests.templates is not None:
+        comps["template"] = digests.templates
     if job.conda_env is not None and getattr(job.conda_env, "content", None):
         comps["software:conda"] = _sha(job.conda_env.content)
     if getattr(job, "container_img_url", None):

@@ -20,7 +20,7 @@ from snakemake_interface_executor_plugins.settings import ExecMode
 
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import declared_partitions, declared_resources, declared_templates
+from stickyinvoc._templates import read_declarations
 
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
@@ -42,10 +42,12 @@ class Executor(RealExecutor):
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         self._local = LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
-        exists = self.templates_file.is_file()
-        self.declared = declared_templates(self.templates_file) if exists else {}
-        self.pilot_resources = declared_resources(self.templates_file) if exists else {}
-        self.partitions = declared_partitions(self.templates_file) if exists else {}
+        declarations = (
+            read_declarations(self.templates_file) if self.templates_file.is_file() else {}
+        )
+        self.declared = {name: d.line for name, d in declarations.items()}
+        self.pilot_resources = {name: d.resources for name, d in declarations.items()}
+        self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
         self._check_rules()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -112,7 +114,7 @@ class Executor(RealExecutor):
             raise WorkflowError(f"--sticky-checkpoints {self.settings.checkpoints}: {e}") from None
         self._ckpt_run = self._ckpt_store.run(self.run_id)
         self._ckpt = self._ckpt_run.__enter__()
-        self._digests = InputDigests()
+        self._digests = InputDigests(self.workflow.config, self.templates_file)
         self._job_keys: dict[int, tuple[str, dict[str, str]]] = {}
         self._restored: set[int] = set()
         self._stored = 0
@@ -138,12 +140,7 @@ class Executor(RealExecutor):
         workdir = Path(self.workflow.workdir_init)
         try:
             comps = job_components(
-                job,
-                self.workflow,
-                workdir=workdir,
-                digests=self._digests,
-                template=template,
-                templates_file=self.templates_file,
+                job, self.workflow, workdir=workdir, digests=self._digests, template=template
             )
         except Exception as e:  # a key we cannot compute only costs the checkpoint
             self.logger.warning(f"checkpoints: no provenance key for {job} ({e}); it runs")
@@ -340,7 +337,6 @@ class Executor(RealExecutor):
                     start_timeout=self.settings.pilot_start_timeout,
                     backend=self.settings.backend,
                     run_id=self.run_id,
-                    template_resources=self.pilot_resources,
                 )
             return self._manager
 

@@ -90,7 +90,6 @@ class Manager:
         max_requeues: int = 3,
         backend: str = "local",
         run_id: str = "run",
-        template_resources: Optional[dict[str, dict[str, Any]]] = None,
     ) -> None:
         self.run_dir = run_dir
         self.workdir = workdir
@@ -100,7 +99,6 @@ class Manager:
         self.heartbeat_timeout = heartbeat_timeout
         self.start_timeout = start_timeout
         self.secret = secrets.token_bytes(32)
-        self.template_resources = template_resources or {}
         self.launcher: Launcher
         self.backend = backend
         if backend == "slurm":
@@ -136,14 +134,13 @@ class Manager:
     # ---- API used by the executor ----------------------------------------------------------
 
     def submit(self, invoke: Invoke, pilot_resources: Optional[dict[str, Any]] = None) -> None:
-        """Queue an invocation. ``pilot_resources`` describe the worker it needs (default: its
-        template's); workers are interchangeable only if started with the same resources.
-        Local workers are all of one class."""
+        """Queue an invocation. ``pilot_resources`` describe the worker it needs (default: the
+        cluster's defaults); workers are interchangeable only if started with the same
+        resources. Local workers are all of one class."""
         now = time.monotonic()
         cls = ""
         if self.backend != "local":
-            if pilot_resources is None:
-                pilot_resources = self.template_resources.get(invoke.template, {})
+            pilot_resources = pilot_resources or {}
             cls = repr(sorted(pilot_resources.items()))
         with self._lock:
             self._class_resources.setdefault(cls, dict(pilot_resources or {}))

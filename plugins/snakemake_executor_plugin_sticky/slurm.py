@@ -91,10 +91,10 @@ PILOT_RESOURCES = (
 """Resource names that describe a pilot (those of snakemake-executor-plugin-slurm)."""
 
 
-def run_slurm(args: list[str], timeout: float = 30.0) -> str:
+def run_slurm(args: list[str], timeout: float = 30.0, env: Optional[dict[str, str]] = None) -> str:
     """Run one Slurm command; return its standard output or raise :class:`SlurmError`."""
     try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
     except FileNotFoundError:
         raise SlurmError(
             f"{args[0]} not found: the sticky Slurm backend needs the Slurm client commands "
@@ -168,15 +168,7 @@ def submit(
         "--wrap",
         "exec " + shlex.join(command),
     ]
-    try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
-    except FileNotFoundError:
-        raise SlurmError(
-            "sbatch not found: the sticky Slurm backend needs Slurm's client commands on PATH"
-        ) from None
-    if proc.returncode != 0:
-        raise SlurmError(f"sbatch {shlex.join(options)} failed: {proc.stderr.strip()}")
-    return proc.stdout.strip().split(";")[0]
+    return run_slurm(args, timeout=60, env=env).strip().split(";")[0]
 
 
 def job_states(job_name: str) -> dict[str, tuple[str, str]]:

@@ -127,14 +127,24 @@ def load_templates(path: Path) -> dict[str, TemplateFunction]:
         _collecting = previous
 
 
-def declared_templates(path: Path) -> dict[str, int]:
-    """Names of the templates a file declares, with their line numbers, without running it.
+@dataclass(frozen=True)
+class TemplateDeclaration:
+    """A ``@template`` declaration as read from the syntax tree (nothing is executed)."""
+
+    name: str
+    line: int
+    resources: dict[str, Any] = field(default_factory=dict)
+    partitions: Optional[list[str]] = None
+
+
+def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
+    """Every template a file declares, with its literal ``resources=`` and ``partitions=``,
+    from one parse of the file and without running it.
 
     Recognises ``@template("name")``, ``@template(name="name")`` and bare ``@template``
-    (also spelled ``@stickyinvoc.template``).
-    """
+    (also spelled ``@stickyinvoc.template``)."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
-    found: dict[str, int] = {}
+    found: dict[str, TemplateDeclaration] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -145,60 +155,60 @@ def declared_templates(path: Path) -> dict[str, int]:
             )
             if not is_template:
                 continue
-            if isinstance(deco, ast.Call):
-                args = list(deco.args) + [k.value for k in deco.keywords if k.arg == "name"]
-                if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
-                    found[args[0].value] = node.lineno
-            else:
-                found[node.name] = node.lineno
-    return found
-
-
-def declared_keyword(path: Path, keyword: str) -> dict[str, Any]:
-    """The literal value of ``keyword=`` in each template declaration that has one."""
-    tree = ast.parse(Path(path).read_text(), filename=str(path))
-    found: dict[str, Any] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        for deco in node.decorator_list:
             if not isinstance(deco, ast.Call):
+                found[node.name] = TemplateDeclaration(node.name, node.lineno)
                 continue
             kw = {k.arg: k.value for k in deco.keywords}
-            if keyword not in kw:
-                continue
             args = list(deco.args) + ([kw["name"]] if "name" in kw else [])
-            name = args[0].value if args and isinstance(args[0], ast.Constant) else node.name
-            try:
-                found[str(name)] = ast.literal_eval(kw[keyword])
-            except ValueError:
+            if not (args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)):
+                continue
+            name = args[0].value
+            literals = {
+                k: _literal(path, deco, name, k, kw[k])
+                for k in ("resources", "partitions")
+                if k in kw
+            }
+            resources = literals.get("resources", {})
+            if not isinstance(resources, dict):
+                raise TemplateError(f"{path}: resources= of template {name!r} must be a dict")
+            partitions = literals.get("partitions")
+            if partitions is not None and not (
+                isinstance(partitions, list | tuple)
+                and partitions
+                and all(isinstance(p, str) for p in partitions)
+            ):
                 raise TemplateError(
-                    f"{path}, line {deco.lineno}: {keyword}= of template {name!r} must be a "
-                    "literal (it is read without running the file)"
-                ) from None
+                    f"{path}: partitions= of template {name!r} must be a non-empty list of names"
+                )
+            found[name] = TemplateDeclaration(
+                name, node.lineno, resources, list(partitions) if partitions else None
+            )
     return found
+
+
+def _literal(path: Path, deco: ast.expr, name: str, keyword: str, node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise TemplateError(
+            f"{path}, line {deco.lineno}: {keyword}= of template {name!r} must be a "
+            "literal (it is read without running the file)"
+        ) from None
+
+
+def declared_templates(path: Path) -> dict[str, int]:
+    """Names of the templates a file declares, with their line numbers."""
+    return {name: d.line for name, d in read_declarations(path).items()}
 
 
 def declared_resources(path: Path) -> dict[str, dict[str, Any]]:
     """The literal ``resources=`` dict of each template that declares one."""
-    found = declared_keyword(path, "resources")
-    for name, value in found.items():
-        if not isinstance(value, dict):
-            raise TemplateError(f"{path}: resources= of template {name!r} must be a dict")
-    return found
+    return {n: d.resources for n, d in read_declarations(path).items() if d.resources}
 
 
 def declared_partitions(path: Path) -> dict[str, list[str]]:
     """The ``partitions=`` list of each template that restricts where it may be built."""
-    found = declared_keyword(path, "partitions")
-    for name, value in found.items():
-        if not (
-            isinstance(value, list | tuple) and value and all(isinstance(p, str) for p in value)
-        ):
-            raise TemplateError(
-                f"{path}: partitions= of template {name!r} must be a non-empty list of names"
-            )
-    return {name: list(value) for name, value in found.items()}
+    return {n: d.partitions for n, d in read_declarations(path).items() if d.partitions}
 
 
 def find_templates_file(start: "str | os.PathLike[str] | None") -> Optional[Path]:
