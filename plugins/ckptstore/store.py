@@ -240,20 +240,43 @@ class CheckpointStore:
 
     # ---- what a job was last checkpointed as (to explain reruns) ------------------------------
 
+    HISTORY = 10
+    """How many past keys of a job are remembered, to explain its reruns."""
+
     def remember(self, identity: str, key: str) -> None:
-        """Note that the job known as ``identity`` (e.g. rule and outputs) last had ``key``."""
-        name = hashlib.sha256(identity.encode()).hexdigest()
+        """Note that the job known as ``identity`` (e.g. rule and outputs) now has ``key``.
+
+        The previous keys are kept too (newest first), so a rerun can be explained later."""
+        keys = [key, *(k for k in self.history(identity) if k != key)][: self.HISTORY]
         self._write_atomically(
-            self.root / "index" / f"{name}.json",
-            json.dumps({"identity": identity, "key": key}).encode(),
+            self._index_path(identity),
+            json.dumps({"identity": identity, "key": key, "history": keys}).encode(),
         )
 
     def recall(self, identity: str) -> Optional[str]:
-        name = hashlib.sha256(identity.encode()).hexdigest()
+        """The key the job known as ``identity`` had when it was last stored."""
+        keys = self.history(identity)
+        return keys[0] if keys else None
+
+    def history(self, identity: str) -> list[str]:
+        """The keys the job known as ``identity`` had, newest first."""
         try:
-            return json.loads((self.root / "index" / f"{name}.json").read_text())["key"]
-        except (OSError, ValueError, KeyError):
-            return None
+            data = json.loads(self._index_path(identity).read_text())
+        except (OSError, ValueError):
+            return []
+        return list(data.get("history") or [data["key"]])
+
+    def identities(self) -> Iterator[tuple[str, list[str]]]:
+        """Every remembered job: (identity, keys newest first)."""
+        for path in sorted(self.root.glob("index/*.json")):
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            yield data["identity"], list(data.get("history") or [data["key"]])
+
+    def _index_path(self, identity: str) -> Path:
+        return self.root / "index" / f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
 
     # ---- runs and garbage collection --------------------------------------------------------
 
