@@ -11,8 +11,9 @@ Three moments of a run use the store:
 * **when a job is about to run** (:meth:`RunCheckpoints.restore`): a job whose upstream
   reran is keyed on its now-final inputs; if they came out byte-identical, it is restored
   after all (an early cutoff).
-* **after a job succeeds** (:meth:`RunCheckpoints.record_success`): its outputs, logs and benchmark are
-  stored under its key, with the key's components so a later rerun can be explained.
+* **after a job succeeds** (:meth:`RunCheckpoints.record_success`): its outputs, logs and
+  benchmark are stored under its key, with the key's components so a later rerun can be
+  explained.
 
 :meth:`RunCheckpoints.plan` answers the dry-run question (which jobs would be restored, which
 would run and why) without copying anything.
