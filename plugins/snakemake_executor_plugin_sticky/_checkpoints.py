@@ -21,6 +21,10 @@ would run and why) without copying anything.
 
 import json
 import os
+import queue
+import secrets
+import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +35,19 @@ from snakemake.exceptions import WorkflowError
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
 
 from ._provenance import KeyComputer, provenance_key, relative_path, tree_digest
+
+
+@dataclass
+class _StoreTask:
+    """One successful job's outputs to store (name -> path, possibly a staged hard link)."""
+
+    key: str
+    components: dict[str, str]
+    rule: str
+    identity: str
+    job: str
+    outputs: "dict[str, Any]"
+    staging: Optional[Path] = None
 
 
 @dataclass
@@ -65,6 +82,8 @@ class RunCheckpoints:
         self._run = self._run_context.__enter__()
         self._to_store: dict[Any, tuple[str, dict[str, str]]] = {}
         self._decided: set[Any] = set()  # keyed on final inputs already: never look again
+        self._queue: queue.Queue[Optional[_StoreTask]] = queue.Queue()
+        self._writer: Optional[threading.Thread] = None
         self.restored = 0
         self.stored = 0
         self._closed = False
@@ -151,6 +170,11 @@ class RunCheckpoints:
         return self._restore(job)
 
     def record_success(self, job: Any) -> None:
+        """Store a successful job's outputs, logs and benchmark under its key.
+
+        The files are hard-linked into the store's staging area at once (so a temp() output
+        deleted a moment later is still stored, whole), and hashed, copied and synced by a
+        background writer: storing stays off Snakemake's scheduling path."""
         keyed = self._to_store.pop(job, None)
         if keyed is None:
             return
@@ -158,24 +182,63 @@ class RunCheckpoints:
         paths = [*map(str, job.output), *map(str, job.log)]
         if job.benchmark is not None:
             paths.append(str(job.benchmark))
-        outputs = {
-            relative_path(p, self.workdir): relative_path(p, self.workdir)
-            for p in paths
-            if os.path.exists(p)
-        }
+        outputs = {relative_path(p, self.workdir): p for p in paths if os.path.exists(p)}
+        task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
+        staged = self._stage(outputs)
+        if staged is None:  # a directory, or the store is on another file system
+            self._write(task)
+            return
+        task.outputs, task.staging = staged, next(iter(staged.values())).parent
+        if self._writer is None:
+            self._writer = threading.Thread(
+                target=self._write_loop, name="checkpoint-writer", daemon=True
+            )
+            self._writer.start()
+        self._queue.put(task)
+
+    def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
+        staging = self.store.root / "tmp" / f"stage-{os.getpid()}-{secrets.token_hex(6)}"
+        staged: dict[str, Path] = {}
+        try:
+            staging.mkdir()
+            for i, (name, path) in enumerate(outputs.items()):
+                if os.path.isdir(path):
+                    raise IsADirectoryError(path)
+                os.link(path, staging / str(i))
+                staged[name] = staging / str(i)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            return None
+        return staged if staged else None
+
+    def _write_loop(self) -> None:
+        while (task := self._queue.get()) is not None:
+            self._write(task)
+
+    def _write(self, task: "_StoreTask") -> None:
         try:
             self._run.record(
-                key, outputs, self.workdir, meta={"rule": job.rule.name, "components": comps}
+                task.key,
+                task.outputs,
+                self.workdir,
+                meta={"rule": task.rule, "components": task.components},
             )
-            self.store.remember(self._identity(job), key)
+            self.store.remember(task.identity, task.key)
             self.stored += 1
         except (OSError, StoreError) as e:
-            self.logger.warning(f"checkpoints: could not store {job}: {e}")
+            self.logger.warning(f"checkpoints: could not store {task.job}: {e}")
+        finally:
+            if task.staging is not None:
+                shutil.rmtree(task.staging, ignore_errors=True)
 
     def close(self) -> None:
+        """Finish storing, then record the run (what garbage collection must keep)."""
         if self._closed:
             return
         self._closed = True
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join()
         self._run_context.__exit__(None, None, None)
         self.logger.info(
             f"checkpoints: {self.restored} job(s) restored, {self.stored} stored "
