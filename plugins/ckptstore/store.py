@@ -96,7 +96,7 @@ class CheckpointStore:
     """A checkpoint store rooted at a directory (created on first use if ``create``)."""
 
     def __init__(self, root: "str | os.PathLike[str]", create: bool = True) -> None:
-        self.root = Path(root)
+        self.root = Path(root).expanduser()
         marker = self.root / "FORMAT"
         try:
             if not marker.exists():
