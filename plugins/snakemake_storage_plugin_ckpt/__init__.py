@@ -132,9 +132,16 @@ class StorageObject(StorageObjectRead, StorageObjectWrite, StorageObjectGlob, St
         return record
 
     def _required_record(self) -> NameRecord:
-        record = self._record()
+        record = self._store.resolve_name(self._name)
         if record is None:
             raise WorkflowError(f"{self.query} is not in the ckpt store {self._store.root}")
+        missing = sorted(d for d in record.digests() if not self._store.has(d))
+        if missing:
+            raise WorkflowError(
+                f"{self.query}: its stored object {missing[0]} is missing from "
+                f"{self._store.root / 'objects'} (set aside as corrupt, or deleted by hand); "
+                "the name counts as absent, so rerunning the workflow produces it again"
+            )
         return record
 
     # ---- read ---------------------------------------------------------------------------
