@@ -40,13 +40,14 @@ SNAKEFILE = textwrap.dedent(
 )
 
 
-def snakemake(workdir: Path, store: Path, *args: str, default_storage: bool = True) -> str:
-    """Run ``python -m snakemake`` in ``workdir``; return its output (and assert nothing)."""
+def snakemake(workdir: Path, store: "Path | None", *args: str) -> str:
+    """Run ``python -m snakemake`` in ``workdir``; return its exit status and output."""
     plugins = str(Path(ckptstore.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([plugins, os.environ.get("PYTHONPATH", "")])}
-    storage = ["--default-storage-provider", "ckpt", "--default-storage-prefix", "ckpt://"]
-    cmd = [sys.executable, "-m", "snakemake", "-j", "1", "--nocolor", "--storage-ckpt-root"]
-    cmd += [str(store), *(storage if default_storage else []), *args]
+    cmd = [sys.executable, "-m", "snakemake", "-j", "1", "--nocolor", *args]
+    if store is not None:  # every output into the store at ``store``
+        cmd += ["--default-storage-provider", "ckpt", "--default-storage-prefix", "ckpt://"]
+        cmd += ["--storage-ckpt-root", str(store)]
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=240)
     return f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}"
 
@@ -126,26 +127,31 @@ def test_a_tampered_object_fails_the_retrieve_clearly_and_the_next_run_remakes_i
     assert ckpt.has(digest)
 
 
-def test_explicit_storage_queries_and_glob_wildcards_over_the_store(tmp_path):
+def test_a_tagged_store_explicit_queries_and_glob_wildcards(tmp_path):
+    """``storage NAME: provider="ckpt", root=...`` in the Snakefile; no command-line flags."""
     store = tmp_path / "store"
     seed = CheckpointStore(store)
     for sample in ["x", "y"]:
         (tmp_path / f"{sample}.txt").write_text(sample * 3)
         seed.bind_name(f"samples/{sample}.txt", tmp_path / f"{sample}.txt")
     snakefile = textwrap.dedent(
-        """
-        SAMPLES = glob_wildcards(storage.ckpt("ckpt://samples/{s}.txt")).s
+        f"""
+        storage shared:
+            provider="ckpt",
+            root="{store}",
+
+        SAMPLES = glob_wildcards(storage.shared("ckpt://samples/{{s}}.txt")).s
 
         rule all:
-            input: storage.ckpt(expand("ckpt://upper/{s}.txt", s=SAMPLES))
+            input: storage.shared(expand("ckpt://upper/{{s}}.txt", s=SAMPLES))
 
         rule upper:
-            input: storage.ckpt("ckpt://samples/{s}.txt")
-            output: storage.ckpt("ckpt://upper/{s}.txt")
-            shell: "tr a-z A-Z < {input} > {output}"
+            input: storage.shared("ckpt://samples/{{s}}.txt")
+            output: storage.shared("ckpt://upper/{{s}}.txt")
+            shell: "tr a-z A-Z < {{input}} > {{output}}"
         """
     )
-    out = snakemake(site(tmp_path, "wf", snakefile), store, default_storage=False)
+    out = snakemake(site(tmp_path, "wf", snakefile), None)
     assert out.startswith("exit 0"), out
     assert jobs_run(out) == ["all", "upper", "upper"]
     for sample in ["x", "y"]:
