@@ -459,14 +459,18 @@ class CheckpointStore:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Mark a short write active (see :meth:`gc`) without recording a run for it."""
+        """Mark a short write active (see :meth:`gc`) without recording a run for it.
+
+        The marker only has to be visible while the write lasts, not to survive a crash (a
+        dead writer's marker is ignored anyway), so it is renamed into place without fsync.
+        """
         marker = self.root / "active" / f"write-{os.getpid()}-{secrets.token_hex(6)}.json"
-        self._write_atomically(
-            marker,
-            json.dumps(
-                {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
-            ).encode(),
+        staged = self._tmp_path()
+        staged.write_text(
+            json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()})
         )
+        marker.parent.mkdir(exist_ok=True)
+        os.replace(staged, marker)
         try:
             yield
         finally:
