@@ -114,6 +114,11 @@ class StorageObject(StorageObjectRead, StorageObjectWrite, StorageObjectGlob, St
 
     @property
     def _name(self) -> str:
+        # Snakemake validates queries before using an object; this guard keeps an invalid one
+        # (``ckpt:///etc/x``) from ever meaning a path outside the local prefix or the store.
+        reason = invalid_reason(self.query)
+        if reason is not None:
+            raise WorkflowError(f"{self.query} is not a valid ckpt query: {reason}")
         return name_of(self.query)
 
     @property

@@ -203,6 +203,14 @@ def test_glob_candidates_come_from_name_records_by_prefix(provider):
     ]
 
 
+def test_an_invalid_query_never_maps_outside_the_local_prefix(provider):
+    obj = provider.object("ckpt:///etc/passwd")
+    with pytest.raises(WorkflowError, match="not a valid ckpt query: the path is absolute"):
+        obj.local_path()
+    with pytest.raises(WorkflowError, match="'..'"):
+        provider.object("ckpt://../outside.txt").retrieve_object()
+
+
 def test_storing_a_missing_local_file_is_a_clear_error(provider):
     with pytest.raises(WorkflowError, match="cannot store ckpt://nope.txt: .* does not exist"):
         provider.object("ckpt://nope.txt").store_object()
