@@ -142,6 +142,10 @@ def test_one_change_reruns_exactly_what_it_touches(site_a, run_snakemake, tmp_pa
     assert run.output.count(reason) == rerun_of_rule, run.output
     restored, stored = restored_and_stored(run.output)
     assert restored + stored == 16 and stored >= rerun_of_rule
+    if change == "param":  # new values downstream: their consumers rerun, by input content
+        # ... except out/0.txt, whose value (0 times any scale) did not change: early cutoff.
+        assert run.output.count("reruns: input:out/") == 5, run.output
+        assert "reruns: input:out/0.txt" not in run.output
 
 
 def test_new_wildcard_value_runs_only_the_new_job(site_a, run_snakemake, tmp_path):
@@ -228,3 +232,25 @@ def test_explain_names_what_changed_after_the_fact(site_a, run_snakemake, tmp_pa
         for line in lines
     ), explained.stdout
     assert any("rule shell_rule (shell.txt): stored once" in line for line in lines), lines
+
+
+def test_two_runs_sharing_a_store_at_once_both_store_and_a_third_restores(
+    workflow, start_snakemake, run_snakemake, tmp_path
+):
+    """Two workflows writing the same keys and objects at the same time leave a sound store."""
+    store = tmp_path / "store"
+    first = workflow("sticky_basic", "one")
+    second = workflow("sticky_basic", "two")
+    runs = [start_snakemake(wd, "--sticky-checkpoints", str(store)) for wd in (first, second)]
+    for run in (r.finish() for r in runs):
+        assert run.returncode == 0, run.output
+        assert restored_and_stored(run.output)[0] + restored_and_stored(run.output)[1] == 16
+    verify = subprocess.run(
+        [sys.executable, "-m", "ckptstore", "verify", str(store)], capture_output=True, text=True
+    )
+    assert verify.returncode == 0 and "0 corrupt object(s)" in verify.stdout, verify.stdout
+    third = clone(first, tmp_path / "three")
+    run = run_snakemake(third, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (16, 0)
+    assert same_outputs(first, third) and same_outputs(second, third)
