@@ -383,13 +383,40 @@ class _RecordingParams:
 
 
 def watch_job(trace: ProcessTrace, smk: Any) -> str:
-    """Name the job of a ``snakemake`` object and record its parameter reads; return its key."""
+    """Name the job of a ``snakemake`` object and record its parameter reads; return its key.
+
+    ``snakemake.params`` is a property rebuilt on every access, so the object's class is
+    swapped for a subclass whose ``params`` wraps the real one in a recorder.
+    """
     key = job_key(smk.rule, dict(smk.wildcards.items()), list(smk.output))
     try:
-        smk.params = _RecordingParams(smk.params, trace, key)
-    except Exception:  # an unusual object: parameters then count as read at job start
+        smk.__dict__["_distea_watch"] = (trace, key)
+        smk.__class__ = _watched_class(type(smk))
+    except Exception:  # an unusual object: its parameters count as read at job start
         pass
     return key
+
+
+_WATCHED: dict[type, type] = {}
+
+
+def _watched_class(base: type) -> type:
+    if getattr(base, "_distea_watched", False):
+        return base
+    cls = _WATCHED.get(base)
+    if cls is None:
+        real = base.__dict__.get("params") or getattr(base, "params", None)
+
+        def params(self: Any) -> Any:
+            value = real.__get__(self, base) if hasattr(real, "__get__") else real
+            trace, key = self.__dict__["_distea_watch"]
+            return _RecordingParams(value, trace, key)
+
+        cls = type(base.__name__, (base,), {"params": property(params), "_distea_watched": True})
+        cls.__module__ = base.__module__
+        cls.__qualname__ = base.__qualname__
+        _WATCHED[base] = cls
+    return cls
 
 
 _ACTIVE: Optional[ProcessTrace] = None

@@ -1,0 +1,10 @@
+import json
+
+import distea.autotrace  # noqa: F401
+from wflib import scoring
+
+with open(snakemake.input[0]) as f:
+    vector = json.load(f)["vector"]
+value = scoring.score(vector, snakemake.params.threshold, snakemake.params.boost)
+with open(snakemake.output[0], "w") as f:
+    f.write(f"{snakemake.wildcards.s}\t{value}\t{scoring.label(value, snakemake.params.threshold)}\n")
