@@ -22,7 +22,7 @@ class LogFormatError(Exception):
     """A log file that cannot be used; the message names the file, the line and the fix."""
 
     def __init__(self, path: Path, line: int, problem: str) -> None:
-        super().__init__(f"{path}:{line}: {problem}")
+        super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
