@@ -1,8 +1,8 @@
 """The sticky template of the subject: a vocabulary model built once per worker."""
 
-from stickyinvoc import template
-
 from wflib import model
+
+from stickyinvoc import template
 
 
 @template("model")

@@ -1,7 +1,8 @@
 import json
 
-import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
 from wflib import text
+
+import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
 
 with open(snakemake.input[0]) as f:
     raw = f.read()

@@ -1,10 +1,12 @@
 import json
 
-import distea.autotrace  # noqa: F401
 from wflib import scoring
+
+import distea.autotrace  # noqa: F401
 
 with open(snakemake.input[0]) as f:
     vector = json.load(f)["vector"]
 value = scoring.score(vector, snakemake.params.threshold, snakemake.params.boost)
+grade = scoring.label(value, snakemake.params.threshold)
 with open(snakemake.output[0], "w") as f:
-    f.write(f"{snakemake.wildcards.s}\t{value}\t{scoring.label(value, snakemake.params.threshold)}\n")
+    f.write(f"{snakemake.wildcards.s}\t{value}\t{grade}\n")

@@ -35,7 +35,7 @@ class Model:
             if vec is None:
                 vec = self.lookup(token)
                 self.cache[token] = vec
-            total = [a + b for a, b in zip(total, vec)]
+            total = [a + b for a, b in zip(total, vec, strict=True)]
         n = max(1, len(tokens))
         return [round(v / n, 6) for v in total]
 
