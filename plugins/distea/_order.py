@@ -204,8 +204,9 @@ def build_order(trace: Trace) -> Order:
             else:
                 edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
 
-    for name in procs:
+    for name, proc in procs.items():
         timelines[name] = Timeline(name, "process")
+        proc.arrays()  # columnar function spans, built once for every query
     for key in jobs:
         timelines[f"job:{key}#start"] = Timeline(f"job:{key}#start", "job-start")
         timelines[f"job:{key}#end"] = Timeline(f"job:{key}#end", "job-end")

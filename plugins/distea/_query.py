@@ -47,7 +47,7 @@ class Change:
         return f"{self.kind}:{self.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Impact:
     """One impacted entity and the causal chain (source first) that explains it."""
 
@@ -151,9 +151,13 @@ def _matching_functions(trace: Trace, name: str) -> list[int]:
 
 def _contexts(proc: Process) -> tuple[np.ndarray, list[str]]:
     """For each request a worker served: its start clock; and the job keys, in order."""
-    starts = [c.clock for c in proc.recvs if c.job]
-    jobs = [c.job or "" for c in proc.recvs if c.job]
-    return np.asarray(starts, dtype=np.int64), jobs
+    cached = proc.__dict__.get("_contexts")
+    if cached is None:
+        starts = [c.clock for c in proc.recvs if c.job]
+        jobs = [c.job or "" for c in proc.recvs if c.job]
+        cached = (np.asarray(starts, dtype=np.int64), jobs)
+        proc.__dict__["_contexts"] = cached
+    return cached
 
 
 def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactResult:
@@ -184,17 +188,18 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
             continue
         why = chain(name, clock)
         starts, jobs = _contexts(proc)
-        seen: set[tuple[int, str]] = set()
-        for i in hit:
-            context = proc.job or name
-            if len(starts):
-                k = int(np.searchsorted(starts, first[i], side="right")) - 1
-                context = jobs[k] if k >= 0 else name
-            key = (int(fids[i]), context)
-            if key in seen:
-                continue
-            seen.add(key)
-            result.functions.append(Impact("function", trace.functions[key[0]], context, why))
+        # One (function, request) pair per impacted record, deduplicated in numpy.
+        if len(starts):
+            request = np.searchsorted(starts, first[hit], side="right")
+            outside = name
+        else:
+            request = np.zeros(len(hit), dtype=np.int64)
+            outside = proc.job or name
+        width = len(jobs) + 1
+        for pair in np.unique(fids[hit] * width + request).tolist():
+            fid, k = divmod(pair, width)
+            context = jobs[k - 1] if k else outside
+            result.functions.append(Impact("function", trace.functions[fid], context, why))
     for key, job in trace.jobs.items():
         name = f"job:{key}#end"
         if name in reach.reached:

@@ -1,6 +1,8 @@
+import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
+
+# isort: split
 import json
 
-import distea.autotrace  # noqa: F401
 import stickyinvoc
 
 model = stickyinvoc.state(snakemake)

@@ -1,8 +1,9 @@
+import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
+
+# isort: split
 import json
 
 from wflib import text
-
-import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
 
 with open(snakemake.input[0]) as f:
     raw = f.read()

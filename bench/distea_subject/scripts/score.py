@@ -1,8 +1,9 @@
+import distea.autotrace  # noqa: F401  (traces this job when $DISTEA_TRACE is set)
+
+# isort: split
 import json
 
 from wflib import scoring
-
-import distea.autotrace  # noqa: F401
 
 with open(snakemake.input[0]) as f:
     vector = json.load(f)["vector"]
