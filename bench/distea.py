@@ -201,7 +201,9 @@ def _config_args(samples: list[str], config: dict[str, Any]) -> list[str]:
     return ["--config", *args]
 
 
-def run_subject(workdir: Path, traces: Path, samples: list[str], config: dict[str, Any]) -> float:
+def run_subject(
+    workdir: Path, traces: Path, samples: list[str], config: dict[str, Any], digests: bool = True
+) -> float:
     shutil.rmtree(traces, ignore_errors=True)
     cmd = [
         sys.executable, "-m", "snakemake", "--executor", "sticky", "-j", "2", "--forceall",
@@ -210,7 +212,7 @@ def run_subject(workdir: Path, traces: Path, samples: list[str], config: dict[st
     ]  # fmt: skip
     start = time.perf_counter()
     proc = subprocess.run(
-        cmd, cwd=workdir, env=_env(workdir, traces, True), capture_output=True, text=True
+        cmd, cwd=workdir, env=_env(workdir, traces, digests), capture_output=True, text=True
     )
     if proc.returncode != 0:
         sys.exit(f"subject run failed in {workdir}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -341,8 +343,15 @@ def static_seeds(workdir: Path, change: Change, trace: Any, rules: dict[str, Rul
 
 
 def predictions(
-    workdir: Path, traces: Path, mutant: Mutant, snakemake_listed: set[str], rules: dict[str, Rule]
-) -> dict[str, dict[str, set]]:
+    workdir: Path,
+    traces: Path,
+    mutant: Mutant,
+    snakemake_listed: set[str],
+    rules: dict[str, Rule],
+    only_ours: bool = False,
+) -> tuple[dict[str, dict[str, set]], set[str]]:
+    """Each tool's (function, job, output) predictions from one base trace, and the function
+    names that trace could see (function-level ground truth is restricted to them)."""
     trace = read_logs(traces)
     order = build_order(trace)
     changes = [Change.parse(c) for c in mutant.changes]
@@ -375,7 +384,7 @@ def predictions(
     lam_functions, lam_jobs = lamport_impact(order, changes)
     tools["distea_lamport"] = close(lam_jobs, lam_functions)
     tools["mcov"] = close(set(with_outputs))
-    return tools
+    return tools, set(trace.functions)
 
 
 def _contexts_of(proc: Any) -> list[tuple[int, str]]:
@@ -426,6 +435,10 @@ def accuracy(quick: bool) -> dict[str, Any]:
     noise_dir = HERE / "noise"
     shutil.copytree(SUBJECT, noise_dir)
     seconds.append(run_subject(noise_dir, noise_dir / "traces", samples, {}))
+    # The predictions of the default tracer (wrap on 3.11) come from a run without digests.
+    pred = HERE / "pred"
+    shutil.copytree(SUBJECT, pred)
+    seconds.append(run_subject(pred, pred / "traces", samples, {}, digests=False))
     base_obs = observe(base / "traces")
     noise = differences(base_obs, observe(noise_dir / "traces"))
     print(f"base run: {seconds[0]:.1f} s; noise floor: {len(noise['function'])} function digests, "
@@ -439,18 +452,27 @@ def accuracy(quick: bool) -> dict[str, Any]:
         listed = list_changes(mdir, samples, mutant.config)
         run_subject(mdir, mdir / "traces", samples, mutant.config)
         gt = truth(base_obs, observe(mdir / "traces"), noise)
-        tools = predictions(base, base / "traces", mutant, listed, rules)
+        full, full_names = predictions(base, base / "traces", mutant, listed, rules)
+        default, default_names = predictions(
+            pred, pred / "traces", mutant, listed, rules, only_ours=True
+        )
+        tools = {"distea": default["distea"], "distea_settrace": full.pop("distea"), **full}
         row: dict[str, Any] = {"mutant": mutant.name, "changes": mutant.changes, "tools": {}}
-        for tool, pred in tools.items():
-            row["tools"][tool] = {
-                level: {
-                    **scores(pred[level], gt["descriptive"][level]),
-                    "predictive_recall": scores(pred[level], gt["predictive"][level])["recall"],
+        for tool, predicted in tools.items():
+            names = default_names if tool == "distea" else full_names
+            row["tools"][tool] = {}
+            for level in ("function", "job", "output"):
+                true = gt["descriptive"][level]
+                every = gt["predictive"][level]
+                if level == "function":
+                    true = {(f, c) for f, c in true if f in names}
+                    every = {(f, c) for f, c in every if f in names}
+                row["tools"][tool][level] = {
+                    **scores(predicted[level], true),
+                    "predictive_recall": scores(predicted[level], every)["recall"],
                 }
-                for level in ("function", "job", "output")
-            }
         missed = {
-            level: sorted(map(str, gt["descriptive"][level] - tools["distea"][level]))
+            level: sorted(map(str, gt["descriptive"][level] - tools["distea_settrace"][level]))
             for level in ("function", "job", "output")
         }
         row["distea_missed"] = {k: v for k, v in missed.items() if v}
@@ -469,7 +491,7 @@ def accuracy(quick: bool) -> dict[str, Any]:
     for tool in rows[0]["tools"]:
         summary[tool] = {}
         for level in ("function", "job", "output"):
-            live = [r for r in rows if r["tools"]["distea"][level]["true"] > 0]
+            live = [r for r in rows if r["tools"][tool][level]["true"] > 0]
             cells = [r["tools"][tool][level] for r in live]
             summary[tool][level] = {
                 "precision": _mean([c["precision"] for c in cells]),
@@ -488,7 +510,7 @@ def accuracy(quick: bool) -> dict[str, Any]:
         "mutants": len(mutants),
         "inert_mutants": sum(1 for r in rows if r["inert"]),
         "noise_floor": {k: len(v) for k, v in noise.items()},
-        "subject_run_seconds": round(seconds[0], 2),
+        "subject_run_seconds": {"digests": round(seconds[0], 2), "default": round(seconds[2], 2)},
         "summary": summary,
         "per_mutant": rows,
     }
@@ -533,28 +555,31 @@ def overhead(quick: bool) -> dict[str, Any]:
     (folder / "heavy.py").write_text(HEAVY_MAIN)
     size = "200" if quick else "400"
     reps = 2 if quick else 5
-    pythons = {"3.11 settrace": sys.executable}
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    variants = {
+        f"{py} wrap (default)": (sys.executable, "wrap"),
+        f"{py} settrace": (sys.executable, "settrace"),
+    }
     for candidate in sorted(Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")):
-        probe = subprocess.run(
-            [str(candidate), "-c", "import sys; sys.monitoring"], capture_output=True
-        )
-        if probe.returncode == 0:
-            pythons[f"{candidate.parent.parent.name} sys.monitoring"] = str(candidate)
+        probe = [str(candidate), "-c", "import sys; sys.monitoring"]
+        if subprocess.run(probe, capture_output=True).returncode == 0:
+            variants[f"{candidate.parent.parent.name} sys.monitoring"] = (str(candidate), "")
             break
     out: dict[str, Any] = {"workload": f"mandelbrot {size}x{size}, one call per pixel"}
-    for label, python in pythons.items():
+    for label, (python, mode) in variants.items():
         times: dict[str, list[float]] = {"plain": [], "traced": []}
         for rep in range(reps):
-            for mode in ("plain", "traced") if rep % 2 == 0 else ("traced", "plain"):
+            for kind in ("plain", "traced") if rep % 2 == 0 else ("traced", "plain"):
                 env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
                 env.pop("DISTEA_TRACE", None)
-                if mode == "traced":
+                if kind == "traced":
                     env["DISTEA_TRACE"] = str(folder / "traces")
+                    env["DISTEA_TRACE_MODE"] = mode
                 start = time.perf_counter()
                 subprocess.run(
                     [python, "heavy.py", size], cwd=folder, env=env, check=True, capture_output=True
                 )
-                times[mode].append(time.perf_counter() - start)
+                times[kind].append(time.perf_counter() - start)
         plain, traced = statistics.median(times["plain"]), statistics.median(times["traced"])
         out[label] = {
             "plain_s": round(plain, 3),

@@ -11,6 +11,7 @@ read, a template's state build, a job's start). Everything that happens after a 
 """
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -82,6 +83,13 @@ def source_points(order: Order, change: Change) -> tuple[list[tuple[str, int, st
     procs = {n: p for n, p in trace.processes.items() if n in order.timelines}
     if change.kind == "func":
         ids = _matching_functions(trace, change.name)
+        body = _enclosing_body(trace, change.name) if not ids else None
+        if body is not None:
+            ids = [trace.function_ids[body]]
+            notes.append(
+                f"function {change.name} was not traced individually (a function of a script or "
+                f"a nested function, under the wrap tracer); its body {body} is the source instead"
+            )
         if not ids:
             notes.append(
                 f"function {change.name} never ran in these logs: nothing it could impact was "
@@ -147,6 +155,16 @@ def _matching_functions(trace: Trace, name: str) -> list[int]:
     """Ids of ``name`` itself, its nested functions, or every function of a module ``name``."""
     prefix = name + "."
     return [i for f, i in trace.function_ids.items() if f == name or f.startswith(prefix)]
+
+
+def _enclosing_body(trace: Trace, name: str) -> Optional[str]:
+    """The traced ``<module>`` body of the longest module prefix of ``name``, if any."""
+    parts = name.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        body = ".".join(parts[:end]) + ".<module>"
+        if body in trace.function_ids:
+            return body
+    return None
 
 
 def _contexts(proc: Process) -> tuple[np.ndarray, list[str]]:

@@ -164,7 +164,11 @@ class Worker:
         trace.set_job(job)
         if inv.template not in self.holder.states and inv.template not in self.holder.failed:
             trace.note_template(inv.template)
-        done = self.run(inv)
+        if getattr(trace, "mode", "") == "wrap":  # an exec'd script is invisible to wrapping
+            with trace.span(inv.script_path):
+                done = self.run(inv)
+        else:
+            done = self.run(inv)
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)

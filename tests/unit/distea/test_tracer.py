@@ -62,17 +62,13 @@ def _run(tmp_path: Path, python: str, env: "dict[str, str] | None" = None) -> li
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def _check(records: list[dict]) -> None:
+def _check(records: list[dict], nested: bool = True) -> None:
     head = records[0]
     assert head["k"] == "header" and head["job"] == "J[out.txt]" and head["distea"] == 1
     fns = [r for r in records if r["k"] == "fn"]
     names = {r["f"] for r in fns}
-    assert {
-        "main.<module>",
-        "helper.twice",
-        "helper.inner",
-        "helper.nested.<locals>.local",
-    } <= names
+    assert {"main.<module>", "helper.twice", "helper.inner", "helper.nested"} <= names
+    assert ("helper.nested.<locals>.local" in names) == nested
     assert not any(n.startswith(("json", "distea", "tracer")) for n in names)
     send = next(r for r in records if r["k"] == "send")
     recv = next(r for r in records if r["k"] == "recv")
@@ -93,8 +89,14 @@ def _check(records: list[dict]) -> None:
 
 
 def test_settrace_tracer(tmp_path):
-    """Python 3.11: sys.settrace with line events off."""
-    _check(_run(tmp_path, sys.executable))
+    """sys.settrace with line events off: every function, nested ones too."""
+    _check(_run(tmp_path, sys.executable, {"DISTEA_TRACE_MODE": "settrace"}))
+
+
+def test_wrap_tracer(tmp_path):
+    """The 3.11 default: module functions wrapped (also modules imported before the start)."""
+    records = _run(tmp_path, sys.executable, {"DISTEA_TRACE_MODE": "wrap"})
+    _check(records, nested=False)
 
 
 def test_digest_mode_records_call_digests(tmp_path):
