@@ -501,6 +501,8 @@ def accuracy(quick: bool) -> dict[str, Any]:
             cells = [r["tools"][tool][level] for r in live]
             summary[tool][level] = {
                 "precision": _mean([c["precision"] for c in cells]),
+                # An empty answer to a change that did impact something counts as 0 here.
+                "precision_empty_as_0": _mean([c["precision"] or 0.0 for c in cells]),
                 "recall": _mean([c["recall"] for c in cells]),
                 "f1": _mean([c["f1"] for c in cells]),
                 "predictive_recall": _mean([c["predictive_recall"] for c in cells]),
@@ -771,7 +773,8 @@ def main() -> None:
             print(
                 f"  {tool:<24}"
                 + "  ".join(
-                    f"{lvl[:4]} P={_fmt(levels[lvl]['precision'])} R={_fmt(levels[lvl]['recall'])} "
+                    f"{lvl[:4]} P={_fmt(levels[lvl]['precision'])}"
+                    f"/{_fmt(levels[lvl]['precision_empty_as_0'])} R={_fmt(levels[lvl]['recall'])} "
                     f"F1={_fmt(levels[lvl]['f1'])}"
                     for lvl in ("function", "job", "output")
                 )
