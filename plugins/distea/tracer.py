@@ -174,16 +174,24 @@ class ProcessTrace:
         self._wanted[code] = wanted
         return wanted
 
-    def _enter(self, code: Any) -> None:
+    def _first(self, code: Any) -> None:
+        """First entry in this epoch: the only function event that advances the clock.
+
+        A later return only records the current clock: EAS needs ``last(m) >= first(c)``
+        exactly when m returned after c first started, and c's first entry took a fresh
+        clock value, so returns need no tick of their own (and the hot path stays cheap).
+        """
         self.clock += 1
+        self._epoch[code] = [self.clock, self.clock]
+
+    def _enter(self, code: Any) -> None:
         if code not in self._epoch:
-            self._epoch[code] = [self.clock, self.clock]
+            self._first(code)
 
     def _leave(self, code: Any) -> None:
-        self.clock += 1
         span = self._epoch.get(code)
         if span is None:
-            self._epoch[code] = [self.clock, self.clock]
+            self._first(code)
         else:
             span[1] = self.clock
 
@@ -315,8 +323,9 @@ class ProcessTrace:
             ok = self._decide(code)
         if not ok:
             return fn
-        enter, leave = self._enter, self._leave
+        trace, first = self, self._first
         if inspect.isgeneratorfunction(fn):
+            enter, leave = self._enter, self._leave
 
             @functools.wraps(fn)
             def generator(*args: Any, **kwargs: Any) -> Any:
@@ -328,14 +337,20 @@ class ProcessTrace:
 
             wrapper = generator
         else:
-
+            # The hot path of wrap mode, inlined: one membership test on the way in, one
+            # dict lookup and one store on the way out.
             @functools.wraps(fn)
             def function(*args: Any, **kwargs: Any) -> Any:
-                enter(code)
+                if code not in trace._epoch:
+                    first(code)
                 try:
                     return fn(*args, **kwargs)
                 finally:
-                    leave(code)
+                    span = trace._epoch.get(code)
+                    if span is None:
+                        first(code)
+                    else:
+                        span[1] = trace.clock
 
             wrapper = function
         wrapper.__distea_wrapped__ = True  # type: ignore[attr-defined]
