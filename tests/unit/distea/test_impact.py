@@ -224,3 +224,12 @@ def test_template_change(logs):
     )
     result = analyse(logs.root, [Change.parse("template:model")])
     assert [j.name for j in result.jobs] == ["J[a.txt]"]
+
+
+def test_rule_change_starts_at_every_job_of_the_rule(logs):
+    _pipeline(logs)
+    result = analyse(logs.root, [Change.parse("rule:B")])
+    assert {j.name for j in result.jobs} == {"B[b.txt]", "C[c.txt]"}
+    functions = result.names("function")
+    assert ("lib.setup", "B[b.txt]") in functions  # the whole job runs differently
+    assert not {f for f in functions if f[1] == "A[a.txt]"}
