@@ -30,6 +30,7 @@ __all__ = [
     "build_order",
     "impact",
     "job_key",
+    "load",
     "read_logs",
 ]
 

@@ -466,6 +466,20 @@ class _WrappingFinder(importlib.abc.MetaPathFinder):
         self.trace = trace
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        # Cheap refusal first: this finder sits in front of every import of the process.
+        root = self.trace.root
+        if path is None:
+            head = fullname.partition(".")[0]
+            places = [os.path.abspath(p or ".") for p in sys.path if isinstance(p, str)]
+            places = [p for p in places if p == root or p.startswith(root + os.sep)]
+            if not any(
+                os.path.exists(os.path.join(p, head + ".py"))
+                or os.path.isdir(os.path.join(p, head))
+                for p in places
+            ):
+                return None
+        elif not any(os.path.abspath(p).startswith(root + os.sep) for p in path):
+            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None or not spec.origin:
             return None
