@@ -161,15 +161,17 @@ def _read_process(
     else:
         proc = Process(name, str(head.get("role", head["source"])), str(path), head.get("job"))
         trace.processes[name] = proc
-    fid = trace.function_id
+    fid, known = trace.function_id, trace.function_ids
     ids, first, last = proc.fn_ids, proc.fn_first, proc.fn_last
     count = 0
     for number, kind, r in _records(path, lines, truncated, trace):
         count += 1
         try:
-            if kind == "fn":
+            if kind == "fn":  # the bulk of every log: kept lean
                 a, b = r["c"]
-                ids.append(fid(r["f"]))
+                f = r["f"]
+                i = known.get(f)
+                ids.append(fid(f) if i is None else i)
                 first.append(int(a))
                 last.append(int(b))
             elif kind == "send":

@@ -61,17 +61,62 @@ class Impact:
 
 
 @dataclass
+class _FunctionBlock:
+    """The impacted functions of one process, kept as arrays until someone asks for rows."""
+
+    fids: np.ndarray
+    requests: np.ndarray
+    """0: outside any request (``outside``); k: the k-th request's job (``jobs[k - 1]``)."""
+    jobs: list[str]
+    outside: str
+    chain: tuple[str, ...]
+
+    def contexts(self) -> list[str]:
+        jobs, outside = self.jobs, self.outside
+        return [jobs[k - 1] if k else outside for k in self.requests.tolist()]
+
+
+@dataclass
 class ImpactResult:
     changes: list[Change]
     sources: list[tuple[str, int, str]]
     """(timeline, clock, what) where the changes entered."""
-    functions: list[Impact] = field(default_factory=list)
     jobs: list[Impact] = field(default_factory=list)
     outputs: list[Impact] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    function_names: list[str] = field(default_factory=list)
+    blocks: list[_FunctionBlock] = field(default_factory=list)
+    _functions: Optional[list[Impact]] = None
+
+    @property
+    def functions(self) -> list[Impact]:
+        """Every impacted (function, job) as a row, sorted; built on first use (a million-event
+        query can impact hundreds of thousands of them)."""
+        if self._functions is None:
+            names = self.function_names
+            rows = [
+                Impact("function", names[f], context, block.chain)
+                for block in self.blocks
+                for f, context in zip(block.fids.tolist(), block.contexts(), strict=True)
+            ]
+            rows.sort(key=lambda i: (i.context, i.name))
+            self._functions = rows
+        return self._functions
+
+    def count(self, level: str) -> int:
+        if level == "function":
+            return sum(len(b.fids) for b in self.blocks)
+        return len(self.jobs if level == "job" else self.outputs)
 
     def names(self, level: str) -> set[tuple[str, str]]:
-        items = {"function": self.functions, "job": self.jobs, "output": self.outputs}[level]
+        if level == "function":
+            names = self.function_names
+            return {
+                (names[f], c)
+                for b in self.blocks
+                for f, c in zip(b.fids.tolist(), b.contexts(), strict=True)
+            }
+        items = self.jobs if level == "job" else self.outputs
         return {(i.name, i.context) for i in items}
 
 
@@ -182,7 +227,7 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
     """The impact set of ``changes`` (their union), with a causal chain for each entity."""
     trace = order.trace
     sources: list[tuple[str, int, str]] = []
-    result = ImpactResult(changes, sources)
+    result = ImpactResult(changes, sources, function_names=trace.functions)
     for change in changes:
         points, notes = source_points(order, change)
         sources.extend(points)
@@ -214,10 +259,8 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
             request = np.zeros(len(hit), dtype=np.int64)
             outside = proc.job or name
         width = len(jobs) + 1
-        for pair in np.unique(fids[hit] * width + request).tolist():
-            fid, k = divmod(pair, width)
-            context = jobs[k - 1] if k else outside
-            result.functions.append(Impact("function", trace.functions[fid], context, why))
+        pairs = np.unique(fids[hit] * width + request)
+        result.blocks.append(_FunctionBlock(pairs // width, pairs % width, jobs, outside, why))
     for key, job in trace.jobs.items():
         name = f"job:{key}#end"
         if name in reach.reached:
@@ -225,7 +268,6 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
             result.jobs.append(Impact("job", key, job.rule, why))
             for path, _ in job.outputs:
                 result.outputs.append(Impact("output", path, key, why))
-    result.functions.sort(key=lambda i: (i.context, i.name))
     result.jobs.sort(key=lambda i: i.name)
     result.outputs.sort(key=lambda i: i.name)
     return result
