@@ -48,7 +48,11 @@ def message_trace(role: str, **fields: Any) -> Any:
     folder = os.environ.get(TRACE_ENV)
     if not folder:
         return None
-    from distea import tracer
+    try:
+        from distea import tracer
+    except ImportError as e:  # tracing is optional: never let it stop a run
+        print(f"sticky: {TRACE_ENV} is set but distea cannot be imported ({e}); not tracing")
+        return None
 
     if role == "sticky-manager":
         return tracer.ProcessTrace(folder, role, **fields)
