@@ -23,6 +23,7 @@ sides log every send and receipt; nothing changes otherwise.
 
 import os
 import socket
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -51,7 +52,10 @@ def message_trace(role: str, **fields: Any) -> Any:
     try:
         from distea import tracer
     except ImportError as e:  # tracing is optional: never let it stop a run
-        print(f"sticky: {TRACE_ENV} is set but distea cannot be imported ({e}); not tracing")
+        print(
+            f"sticky: {TRACE_ENV} is set but distea cannot be imported ({e}); not tracing",
+            file=sys.stderr,
+        )
         return None
 
     if role == "sticky-manager":
