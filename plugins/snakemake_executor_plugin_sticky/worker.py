@@ -12,6 +12,7 @@ worker outlives its run.
 
 import argparse
 import builtins
+import contextlib
 import dataclasses
 import json
 import os
@@ -162,12 +163,16 @@ class Worker:
         job = watch_job(trace, inv.snakemake)
         trace.recv(inv.trace.message_id, inv.trace.clock, "manager", job=job)
         trace.set_job(job)
-        if inv.template not in self.holder.states and inv.template not in self.holder.failed:
+        building = inv.template not in self.holder.states and inv.template not in self.holder.failed
+        if building:
             trace.note_template(inv.template)
-        if getattr(trace, "mode", "") == "wrap":  # an exec'd script is invisible to wrapping
-            with trace.span(inv.script_path):
-                done = self.run(inv)
-        else:
+        with contextlib.ExitStack() as spans:
+            if getattr(trace, "mode", "") == "wrap":
+                # Templates and the exec'd script are loaded around the import system, so the
+                # wrapping tracer cannot see them: record them as bodies.
+                if building:
+                    spans.enter_context(trace.span(inv.templates_file))
+                spans.enter_context(trace.span(inv.script_path))
             done = self.run(inv)
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)

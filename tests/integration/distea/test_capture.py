@@ -83,6 +83,8 @@ def test_sticky_messages_carry_ids_and_clocks_on_both_sides(traced_run):
         "scripts.embed.<module>",
     } <= functions
     assert not any("snakemake_executor_plugin_sticky" in f for f in functions)
+    # The template builder: itself (settrace, monitoring) or its file's body (wrap, on 3.11).
+    assert {"sticky_templates.build", "sticky_templates.<module>"} & functions
 
 
 @pytest.mark.integration

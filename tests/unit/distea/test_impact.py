@@ -233,3 +233,16 @@ def test_rule_change_starts_at_every_job_of_the_rule(logs):
     functions = result.names("function")
     assert ("lib.setup", "B[b.txt]") in functions  # the whole job runs differently
     assert not {f for f in functions if f[1] == "A[a.txt]"}
+
+
+def test_function_not_traced_individually_falls_back_to_its_script_body(logs):
+    """Under the wrap tracer a script's own functions are only seen as the script body."""
+    logs.logger([_job("A", "a.txt"), _job("B", "b.txt", ["a.txt"])])
+    fn = logs.fn
+    logs.process("pA", [fn("scripts.agg.<module>", 1, 5), {"k": "end", "c": 6}], job="A[a.txt]")
+    logs.process("pB", [fn("lib.g", 1, 2), {"k": "end", "c": 3}], job="B[b.txt]")
+    result = analyse(logs.root, [Change.parse("func:scripts.agg.merge")])
+    assert {j.name for j in result.jobs} == {"A[a.txt]", "B[b.txt]"}
+    assert any("its body scripts.agg.<module> is the source" in w for w in result.warnings)
+    nothing = analyse(logs.root, [Change.parse("func:other.fn")])
+    assert not nothing.jobs and any("never ran" in w for w in nothing.warnings)
