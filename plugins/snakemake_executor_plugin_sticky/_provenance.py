@@ -176,11 +176,11 @@ def shell_config_reads(shellcmd: str) -> Optional[set[str]]:
 
 def relative_path(path: str, workdir: Path) -> str:
     """A path as the key sees it: relative to the working directory, never absolute."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return str(absolute.relative_to(workdir))
-    except ValueError:
-        return f"<outside>/{absolute.name}"
+    absolute = os.path.abspath(path)
+    root = str(workdir).rstrip(os.sep) + os.sep
+    if absolute.startswith(root):  # string operations: this runs for every file of every job
+        return absolute[len(root) :]
+    return f"<outside>/{os.path.basename(absolute)}"
 
 
 class KeyComputer:
