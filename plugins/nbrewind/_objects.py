@@ -58,12 +58,6 @@ def get_blob(entry: dict[str, Any], store_roots: Sequence[Path]) -> bytes:
     return blob
 
 
-def has_blob(entry: dict[str, Any], store_roots: Sequence[Path]) -> bool:
-    if "inline" in entry:
-        return True
-    return any(_object_path(root, entry["digest"]).is_file() for root in store_roots)
-
-
 def _object_path(root: Path, digest: str) -> Path:
     hexdigest = digest.partition(":")[2]
     return root / "objects" / hexdigest[:2] / hexdigest[2:]

@@ -33,7 +33,7 @@ from ckptstore import file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
-from ._objects import STORE_DIRNAME, has_blob, inline_max
+from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max
 from ._plan import RESTORE, CellFacts, decide
 from ._signing import Trust, key_id, load_key, sign, verify
 
@@ -245,11 +245,7 @@ class RewindClient(PapermillNotebookClient):
     ) -> CellFacts:
         trust = verify(record, self.key) if record else Trust.UNSIGNED
         outputs = self.previous[index][0] if index < len(self.previous) else []
-        blobs = all(
-            has_blob(w, self.store_roots)
-            for w in (record or {}).get("writes", {}).values()
-            if w.get("kind") != "unpicklable"
-        )
+        blobs = trust is Trust.TRUSTED and self._blobs_intact(record or {})
         return CellFacts(
             record=record,
             source_hash=source_hash(cell.source),
@@ -261,6 +257,18 @@ class RewindClient(PapermillNotebookClient):
             needed_later=self._needed_after[index],
             injected_parameters=injected,
         )
+
+    def _blobs_intact(self, record: dict[str, Any]) -> bool:
+        """Every checkpoint of a record is there and matches its signed digest. Checked before
+        restoring, so a damaged object means re-execution, not a failed load later."""
+        for entry in record.get("writes", {}).values():
+            if entry.get("kind") == "unpicklable":
+                continue
+            try:
+                get_blob(entry, self.store_roots)
+            except (BlobError, KeyError, ValueError):
+                return False
+        return True
 
     def _restore(self, cell: Any, index: int, record: dict[str, Any], reason: str) -> None:
         outputs, count = self.previous[index]

@@ -106,7 +106,7 @@ def decide(
             RUN, f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads"
         )
     if not facts.blobs_present:
-        return Decision(RUN, "a checkpoint object is missing from the store")
+        return Decision(RUN, "a checkpoint is missing or does not match its digest: not loaded")
     if rec.get("outputs") != facts.outputs_digest:
         return Decision(RUN, "its saved outputs are missing or were edited")
     return Decision(RESTORE, "unchanged: same source, same inputs, trusted checkpoint")
