@@ -336,3 +336,30 @@ def test_missing_store_object_means_re_execution_not_failure(tmp_path, monkeypat
     )
     assert "does not match its digest" in statuses(nb)["import numpy as np"][1]
     assert nb.cells[-1].outputs[0]["text"] == f"{49999.5 + 3}\n"
+
+
+def test_inspect_prints_a_table_per_cell(audited):
+    wd, _, _ = audited
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "nbrewind", "inspect", str(wd / "out.ipynb")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == [
+        "cell",
+        "status",
+        "trust",
+        "inline",
+        "store",
+        "reads",
+        "writes",
+        "why",
+    ]
+    drop = [line for line in lines if line.split()[0] == "4"][0]
+    assert "executed" in drop and "trusted" in drop and drop.split()[5:7] == ["df", "df"]
+    assert "lock(unpicklable)" in done.stdout
