@@ -175,6 +175,7 @@ class _CellWalker:
                 self.strings.add(node.value)
         if isinstance(node, ast.Call):
             self._check_call(node)
+            loads |= _shell_expansions(node) - local
         for child in ast.iter_child_nodes(node):
             self._collect(child, loads, stores, local)
 
@@ -192,6 +193,30 @@ class _CellWalker:
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 if 0 < len(sub.value) <= _PATH_MAX and "\n" not in sub.value:
                     self.strings.add(sub.value)
+
+
+_EXPANSION_RE = re.compile(r"\{([^{}]+)\}|\$(\w+)")
+
+
+def _shell_expansions(call: ast.Call) -> set[str]:
+    """Names a shell escape reads through IPython's expansion: ``!cmd {expr} $name``."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _SHELL_CALLS and call.args):
+        return set()
+    arg = call.args[0]
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return set()
+    names: set[str] = set()
+    for braces, dollar in _EXPANSION_RE.findall(arg.value):
+        if dollar:
+            names.add(dollar)
+            continue
+        try:
+            expr = ast.parse(braces.strip(), mode="eval")
+        except SyntaxError:
+            continue
+        names |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return names
 
 
 def _body_globals(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:

@@ -42,20 +42,22 @@ class RestoreRefused(Exception):
     """A checkpoint the engine asked for is not trusted here."""
 
 
-def environment() -> dict[str, Any]:
-    """The facts a checkpoint's validity depends on: Python and installed package versions."""
+def environment(packages: "list[str]") -> dict[str, Any]:
+    """The facts a checkpoint's validity depends on: Python, platform, and the versions of the
+    given distributions (those the notebook's values came from)."""
     from importlib import metadata
 
-    packages: dict[str, str] = {}
-    for dist in metadata.distributions():
-        name = dist.metadata["Name"]
-        if name:
-            packages[name.lower().replace("_", "-")] = dist.version
+    versions: dict[str, str] = {}
+    for name in packages:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
     return {
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "system": f"{platform.system()}-{platform.machine()}",
-        "packages": packages,
+        "packages": versions,
     }
 
 
@@ -63,13 +65,19 @@ _TOP_TO_DIST: Optional[dict[str, list[str]]] = None
 
 
 def _distributions_of(top_modules: set[str]) -> dict[str, str]:
+    """Versions of the distributions providing these top-level modules."""
     global _TOP_TO_DIST
     from importlib import metadata
 
-    if _TOP_TO_DIST is None:
-        _TOP_TO_DIST = metadata.packages_distributions()
     found = {}
-    for top in top_modules:
+    for top in sorted(top_modules):
+        try:  # most distributions are named like their module: no scan needed
+            found[top.lower().replace("_", "-")] = metadata.version(top)
+            continue
+        except metadata.PackageNotFoundError:
+            pass
+        if _TOP_TO_DIST is None:
+            _TOP_TO_DIST = metadata.packages_distributions()
         for dist in _TOP_TO_DIST.get(top, []):
             try:
                 found[dist.lower().replace("_", "-")] = metadata.version(dist)
@@ -95,7 +103,7 @@ class NBRewindKernel(IPythonKernel):
     @property
     def kernel_info(self) -> dict[str, Any]:
         info = super().kernel_info
-        info["nbrewind"] = {"mode": self.mode, "env": environment()}
+        info["nbrewind"] = {"mode": self.mode}
         return info
 
     def finish_metadata(self, parent: Any, metadata: Any, reply_content: Any) -> Any:
@@ -134,6 +142,14 @@ class NBRewindKernel(IPythonKernel):
                 return await run()
             kernel = f"nbrewind-{self.mode}"
             return self._error_reply("NBRewindEngineMissing", ENGINE_MISSING.format(kernel=kernel))
+        if request.get("query") == "env":
+            self._record = {"status": "env", "env": environment(request.get("packages", []))}
+            return {
+                "status": "ok",
+                "execution_count": self.execution_count,
+                "payload": [],
+                "user_expressions": {},
+            }
         try:
             self._apply_loads(request)
         except (BlobError, RestoreRefused, SigningKeyError) as e:
@@ -237,7 +253,7 @@ class NBRewindKernel(IPythonKernel):
             for path, stamp in _snapshot_files(Path.cwd()).items():
                 if snapshot.get(path) != stamp:
                     files_written[path] = file_digest(Path(path))
-        top_modules -= {"builtins", "__main__"}
+        top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
         self._record = {
             "status": "executed",
             "reads": read_hashes,

@@ -149,6 +149,17 @@ class RewindClient(PapermillNotebookClient):
         self.env: Optional[dict[str, Any]] = None
         self.reply_meta: Optional[dict[str, Any]] = None
         self.counts = {"executed": 0, "restored": 0}
+        # "prefix" reproduces the published NBRewind artifact (reuse an unchanged prefix, re-run
+        # the whole suffix after the first re-executed cell), for comparison in the benchmark.
+        self.policy = os.environ.get("NBREWIND_POLICY", "dataflow")
+        if self.policy not in ("dataflow", "prefix"):
+            raise NBRewindError(
+                f"NBREWIND_POLICY={self.policy!r}: use 'dataflow' (default) or 'prefix'"
+            )
+        self.suffix_dirty = False
+        self.parameters_hash: Optional[str] = None
+        previous_params = (self.nb.metadata.get("nbrewind") or {}).get("parameters")
+        self.previous_parameters = previous_params
         self.on_cell_executed = self._capture_reply
         self._needed_after = self._static_reads_after()
 
@@ -181,22 +192,29 @@ class RewindClient(PapermillNotebookClient):
                 "key_id": key_id(self.key),
                 "env": _summarise_env(self.env, self.records),
                 "cells": dict(self.counts),
+                "parameters": self.parameters_hash,
+                "policy": self.policy,
             }
 
     async def _capture_reply(self, cell: Any, cell_index: int, execute_reply: Any) -> None:
         self.reply_meta = (execute_reply or {}).get("metadata", {}).get("nbrewind")
 
     async def _kernel_env(self) -> dict[str, Any]:
+        """Ask the kernel (once) for its Python and the versions of the packages the recorded
+        values came from: a checkpoint is only valid under the same ones."""
         if self.env is None:
             assert self.kc is not None
-            reply = await self.async_wait_for_reply(await _maybe_await(self.kc.kernel_info()))
-            info = (reply or {}).get("content", {}).get("nbrewind")
-            if not info:
+            packages = sorted({p for r in self.records if r for p in r.get("packages", {})})
+            self._next_request = {"query": "env", "packages": packages}
+            msg_id = self.kc.execute("", silent=True, store_history=False)
+            reply = await self.async_wait_for_reply(await _maybe_await(msg_id))
+            meta = ((reply or {}).get("metadata") or {}).get("nbrewind") or {}
+            if "env" not in meta:
                 raise NBRewindError(
-                    f"kernel {self.kernel_name!r} is not an nbrewind kernel (no nbrewind section "
-                    "in its kernel_info); reinstall with `nbrewind install-kernels`"
+                    f"kernel {self.kernel_name!r} did not answer as an nbrewind kernel; "
+                    "reinstall the kernels with `nbrewind install-kernels`"
                 )
-            self.env = info["env"]
+            self.env = meta["env"]
         return self.env
 
     async def async_execute_cell(  # type: ignore[override]
@@ -217,8 +235,12 @@ class RewindClient(PapermillNotebookClient):
         tags = cell.metadata.get("tags", [])
         is_parameters = any(t in tags for t in PARAMETER_TAGS)
         record = self.records[cell_index] if cell_index < len(self.records) else None
+        if "injected-parameters" in tags:
+            self.parameters_hash = source_hash(cell.source)
         if self.rewind_mode == "audit":
             action, reason = "run", "audit: every cell runs"
+        elif self.policy == "prefix" and self.suffix_dirty:
+            action, reason = "run", "prefix policy: an earlier cell was re-executed"
         else:
             decision = decide(
                 self._facts(cell, cell_index, record, analysis, "injected-parameters" in tags),
@@ -228,6 +250,12 @@ class RewindClient(PapermillNotebookClient):
                 env,
             )
             action, reason = decision.action, decision.reason
+            if self.policy == "prefix" and action != RESTORE:
+                unchanged_params = (
+                    "injected-parameters" in tags
+                    and source_hash(cell.source) == self.previous_parameters
+                )
+                self.suffix_dirty = not unchanged_params
         self.fn_globals.update(analysis.functions)
         if action == RESTORE:
             assert record is not None
@@ -296,7 +324,7 @@ class RewindClient(PapermillNotebookClient):
         is_parameters: bool,
         old: Optional[dict[str, Any]],
     ) -> Any:
-        wanted = set(self.pending) if analysis.opaque or analysis.workflow else reads
+        wanted = set(self.pending) if analysis.opaque else reads
         loads: dict[int, list[str]] = {}
         for name in sorted(wanted & set(self.pending)):
             holder = self.records[self.pending[name]]
@@ -409,13 +437,12 @@ def _summarise_env(
     """Run-level fingerprint: Python, platform, and the packages the notebook's values use."""
     if env is None:
         return {}
-    used: set[str] = set()
+    packages: dict[str, str] = {}
     for record in records:
-        used.update((record or {}).get("packages", {}))
-    packages = env.get("packages", {})
+        packages.update((record or {}).get("packages", {}))
     return {
         "python": env.get("python"),
         "implementation": env.get("implementation"),
         "system": env.get("system"),
-        "packages": {name: packages[name] for name in sorted(used) if name in packages},
+        "packages": dict(sorted(packages.items())),
     }

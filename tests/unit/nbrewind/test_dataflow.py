@@ -69,6 +69,11 @@ def test_magics_and_exec_make_a_cell_opaque_but_shell_escapes_do_not():
     assert not shell.opaque and not shell.workflow
 
 
+def test_shell_escapes_read_the_names_they_expand():
+    a = analyse_cell("!{sys.executable} -m snakemake --sticky-checkpoints {store} -j $cores")
+    assert {"sys", "store", "cores"} <= a.reads
+
+
 def test_snakemake_cells_are_workflow_cells():
     assert analyse_cell("!snakemake -j1 --executor sticky").workflow
     assert analyse_cell("from snakemake.api import SnakemakeApi").workflow
