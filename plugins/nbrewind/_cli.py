@@ -89,6 +89,12 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     import papermill
     from papermill.cli import _resolve_type
+    from papermill.engines import papermill_engines
+
+    from ._engine import NBRewindEngine
+
+    if "nbrewind" not in papermill_engines._engines:  # importable but not installed
+        papermill_engines.register("nbrewind", NBRewindEngine)
 
     params = {name: _resolve_type(value) for name, value in args.parameter}
     try:

@@ -363,3 +363,27 @@ def test_inspect_prints_a_table_per_cell(audited):
     drop = [line for line in lines if line.split()[0] == "4"][0]
     assert "executed" in drop and "trusted" in drop and drop.split()[5:7] == ["df", "df"]
     assert "lock(unpicklable)" in done.stdout
+
+
+def test_nbrewind_run_audits_then_repeats(tmp_path):
+    import subprocess
+    import sys
+
+    source = make_notebook(tmp_path / "in.ipynb", ["k = 2", "v = k * 21\nprint(v)"])
+
+    def nbrewind(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "nbrewind", "run", *args], capture_output=True, text=True
+        )
+
+    audit = nbrewind(str(source), str(tmp_path / "out.ipynb"), "-p", "k", "2")
+    assert audit.returncode == 0, audit.stderr
+    again = nbrewind(str(tmp_path / "out.ipynb"), str(tmp_path / "again.ipynb"), "--repeat")
+    assert again.returncode == 0, again.stderr
+    nb = nbformat.read(str(tmp_path / "again.ipynb"), as_version=4)
+    assert nb.metadata["nbrewind"]["mode"] == "repeat"
+    assert statuses(nb)["v = k * 21"] == (
+        "restored",
+        "unchanged: same source, same inputs, trusted checkpoint",
+    )
+    assert nb.cells[-1].outputs[0]["text"] == "42\n"
