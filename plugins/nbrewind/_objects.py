@@ -58,6 +58,20 @@ def get_blob(entry: dict[str, Any], store_roots: Sequence[Path]) -> bytes:
     return blob
 
 
+def copy_into(digest: str, store_roots: Sequence[Path], target_root: Path) -> None:
+    """Make ``target_root`` hold an object found in one of ``store_roots`` (so the notebook a
+    run writes finds every checkpoint it references in its own store)."""
+    target = CheckpointStore(target_root)
+    if target.has(digest):
+        return
+    for root in store_roots:
+        path = _object_path(root, digest)
+        if root != target_root and path.is_file():
+            if target.put_file(path) != digest:
+                raise BlobError(f"checkpoint object {digest} in {root} does not match its name")
+            return
+
+
 def _object_path(root: Path, digest: str) -> Path:
     hexdigest = digest.partition(":")[2]
     return root / "objects" / hexdigest[:2] / hexdigest[2:]

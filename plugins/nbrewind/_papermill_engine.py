@@ -33,7 +33,7 @@ from ckptstore import file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
-from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max
+from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, inline_max
 from ._plan import RESTORE, CellFacts, decide
 from ._signing import Trust, key_id, load_key, sign, verify
 
@@ -306,6 +306,8 @@ class RewindClient(PapermillNotebookClient):
             self.current[name] = entry["hash"]
             self.changed_by.pop(name, None)
             self.pending[name] = index
+            if "object" in entry:
+                copy_into(entry["digest"], self.store_roots, self.store_root)
         for name in record.get("deleted", []):
             self.current.pop(name, None)
             self.pending.pop(name, None)

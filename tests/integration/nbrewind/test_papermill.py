@@ -312,6 +312,27 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
         )
         assert executed(nb) == {"m = big.mean() + small"}, site
         assert nb.cells[-1].outputs[0]["text"] == f"{(49999.5 + 3) * 2}\n"
+    # The notebook a repeat writes elsewhere carries its own store: repeatable on its own.
+    site_d = tmp_path / "d"
+    site_d.mkdir()
+    papermill.execute_notebook(
+        str(site_b / "moved.ipynb"),
+        str(site_d / "out.ipynb"),
+        kernel_name="nbrewind-repeat",
+        engine_name="nbrewind",
+        progress_bar=False,
+        cwd=str(site_d),
+    )
+    shutil.rmtree(site_b)
+    nb = papermill.execute_notebook(
+        str(site_d / "out.ipynb"),
+        str(site_d / "again.ipynb"),
+        kernel_name="nbrewind-repeat",
+        engine_name="nbrewind",
+        progress_bar=False,
+        cwd=str(site_d),
+    )
+    assert executed(nb) == set() and nb.metadata["nbrewind"]["cells"]["restored"] == 4
     packed = json.loads((site_c / "packed.ipynb").read_text())
     assert "inline" in packed["cells"][1]["metadata"]["nbrewind"]["writes"]["big"]
 
