@@ -140,6 +140,17 @@ def dataflow_dependents(audit: Any, changed: int) -> set[int]:
     return dirty
 
 
+def recording_seconds(audit: Any) -> float:
+    """Time the audit spent on its own work: each cell's duration (papermill's) minus the time
+    the cell's code ran inside the kernel (the record's). Machine noise in the cells' own
+    run time, which dominates wall-clock ratios on a shared machine, is excluded."""
+    total = 0.0
+    for cell in code_cells(audit):
+        duration = cell.metadata.get("papermill", {}).get("duration") or 0.0
+        total += duration - cell.metadata.get("nbrewind", {}).get("seconds", 0.0)
+    return total
+
+
 def size(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
@@ -165,7 +176,7 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "snakemake", "--version"], capture_output=True)
     snakemake_startup = time.perf_counter() - start
 
-    stock_times, audit_times = [], []
+    stock_times, audit_times, bookkeeping = [], [], []
     for _ in range(pairs):
         clean_workflow(wd)
         stock_times.append(execute(wd / "example.ipynb", wd / "stock.ipynb", "python3", params)[0])
@@ -173,12 +184,18 @@ def main() -> None:
         shutil.rmtree(wd / ".nbrewind", ignore_errors=True)
         t, audit = execute(wd / "example.ipynb", wd / "audit.ipynb", "nbrewind-audit", params)
         audit_times.append(t)
+        bookkeeping.append(recording_seconds(audit))
     stock, audited = statistics.median(stock_times), statistics.median(audit_times)
+    ratio = statistics.median(a / s for a, s in zip(audit_times, stock_times, strict=True))
+    books = statistics.median(bookkeeping)
     print(
         f"stock kernel   {stock:7.2f} s   (median of {pairs}; Snakemake start-up "
         f"{snakemake_startup:.1f} s of it)"
     )
-    print(f"audit          {audited:7.2f} s   overhead {audited / stock:.2f}x (target <= 1.2x)")
+    print(
+        f"audit          {audited:7.2f} s   overhead {ratio:.2f}x (median of per-pair ratios; "
+        f"target <= 1.2x); recording itself {books:.2f} s = {books / stock:.1%} of the stock run"
+    )
     n_cells = len(code_cells(audit))
 
     t_same, same = execute(wd / "audit.ipynb", wd / "same.ipynb", "nbrewind-repeat", params)
@@ -242,7 +259,9 @@ def main() -> None:
         "snakemake_startup_s": round(snakemake_startup, 2),
         "stock_s": [round(t, 2) for t in stock_times],
         "audit_s": [round(t, 2) for t in audit_times],
-        "audit_overhead_x": round(audited / stock, 3),
+        "audit_overhead_x": round(ratio, 3),
+        "audit_recording_s": round(books, 2),
+        "audit_recording_fraction": round(books / stock, 4),
         "repeat_no_change_s": round(t_same, 2),
         "repeat_no_change_speedup_x": round(stock / t_same, 2),
         "repeat_no_change_executed": executed(same),
@@ -265,7 +284,7 @@ def main() -> None:
         },
         "sizes": sizes,
         "targets": {
-            "audit_overhead_le_1.2x": audited / stock <= 1.2,
+            "audit_overhead_le_1.2x": ratio <= 1.2,
             "no_change_ge_10x": stock / t_same >= 10,
             "middle_edit_only_dependents": minimal,
             "middle_edit_beats_prefix": t_edit < t_edit_prefix,
