@@ -164,12 +164,15 @@ class RewindClient(PapermillNotebookClient):
         self._needed_after = self._static_reads_after()
 
     def _static_reads_after(self) -> list[frozenset[str]]:
-        """For each cell, every name a later cell may read (for unpicklable values)."""
+        """For each cell, every name a later cell may read (including through the notebook's
+        functions): an unpicklable value of a restored cell must not be one of them."""
         reads: list[frozenset[str]] = []
+        functions: dict[str, frozenset[str]] = {}
         for index, cell in enumerate(self.nb.cells):
             if cell.cell_type == "code":
-                self.analyses[index] = analyse_cell(cell.source)
-                reads.append(self.analyses[index].reads)
+                analysis = self.analyses[index] = analyse_cell(cell.source)
+                functions.update(analysis.functions)
+                reads.append(reads_closure(analysis.reads, functions))
             else:
                 reads.append(frozenset())
         after: list[frozenset[str]] = [frozenset()] * len(reads)
@@ -251,11 +254,13 @@ class RewindClient(PapermillNotebookClient):
             )
             action, reason = decision.action, decision.reason
             if self.policy == "prefix" and action != RESTORE:
-                unchanged_params = (
-                    "injected-parameters" in tags
-                    and source_hash(cell.source) == self.previous_parameters
-                )
-                self.suffix_dirty = not unchanged_params
+                # The artifact's cache key is (cell source, parent checkpoint): a changed
+                # source, new parameter values or a missing checkpoint miss, and so does every
+                # later cell. Cells we re-execute for what they are (workflow cells...) hit.
+                if "injected-parameters" in tags:
+                    self.suffix_dirty = source_hash(cell.source) != self.previous_parameters
+                else:
+                    self.suffix_dirty = not decision.structural
         self.fn_globals.update(analysis.functions)
         if action == RESTORE:
             assert record is not None

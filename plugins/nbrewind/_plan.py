@@ -26,8 +26,13 @@ RUN = "run"
 
 @dataclass(frozen=True)
 class Decision:
+    """``action`` is RESTORE or RUN. ``structural`` marks cells re-executed because of what
+    they are (papermill's parameters, workflow and opaque cells, unpicklable values), not
+    because something they depend on changed."""
+
     action: str
     reason: str
+    structural: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ def decide(
     """Restore or re-execute a cell under repeat, with the reason (shown to the user)."""
     rec = facts.record
     if facts.injected_parameters:
-        return Decision(RUN, "papermill parameters: always executed")
+        return Decision(RUN, "papermill parameters: always executed", structural=True)
     if not rec or "writes" not in rec:
         return Decision(RUN, "no checkpoint for this cell")
     if rec.get("status") == "error":
@@ -81,9 +86,12 @@ def decide(
             RUN,
             "runs a Snakemake workflow: re-executed; its jobs restore from the workflow's "
             "checkpoint store when unchanged",
+            structural=True,
         )
     if facts.opaque:
-        return Decision(RUN, "uses magics or exec/eval: what it reads cannot be known")
+        return Decision(
+            RUN, "uses magics or exec/eval: what it reads cannot be known", structural=True
+        )
     if facts.trust is Trust.TAMPERED:
         return Decision(RUN, "checkpoint TAMPERED (signature does not match): never loaded")
     if facts.trust is Trust.OTHER_KEY:
@@ -103,7 +111,9 @@ def decide(
     needed = [n for n in unpicklable if n in facts.needed_later]
     if needed:
         return Decision(
-            RUN, f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads"
+            RUN,
+            f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads",
+            structural=True,
         )
     if not facts.blobs_present:
         return Decision(RUN, "a checkpoint is missing or does not match its digest: not loaded")

@@ -408,3 +408,26 @@ def test_nbrewind_run_audits_then_repeats(tmp_path):
         "unchanged: same source, same inputs, trusted checkpoint",
     )
     assert nb.cells[-1].outputs[0]["text"] == "42\n"
+
+
+def test_prefix_policy_re_executes_the_whole_suffix_for_comparison(audited, monkeypatch):
+    """NBREWIND_POLICY=prefix reproduces the published artifact's reuse, for the benchmark."""
+    wd, _, _ = audited
+    edited = nbformat.read(str(wd / "out.ipynb"), as_version=4)
+    cell = [c for c in edited.cells if c.source.startswith("lst = [1, 2]")][0]
+    cell.source = "lst = [1, 2, 5]\nlst.append(3)"
+    nbformat.write(edited, str(wd / "edited-prefix.ipynb"))
+    monkeypatch.setenv("NBREWIND_POLICY", "prefix")
+    nb = papermill.execute_notebook(
+        str(wd / "edited-prefix.ipynb"),
+        str(wd / "prefix-out.ipynb"),
+        parameters={"alpha": 0.5},
+        kernel_name="nbrewind-repeat",
+        engine_name="nbrewind",
+        progress_bar=False,
+    )
+    firsts = [c.source.splitlines()[0] for c in nb.cells]
+    edit = firsts.index("lst = [1, 2, 5]")
+    assert executed(nb) == {"# Parameters", *firsts[edit:]}
+    assert statuses(nb)["def scale(x):"][1] == "prefix policy: an earlier cell was re-executed"
+    assert nb.metadata["nbrewind"]["policy"] == "prefix"

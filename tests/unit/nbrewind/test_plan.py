@@ -95,3 +95,10 @@ def test_unpicklable_values_re_execute_only_when_a_later_cell_reads_them():
     assert decide(facts(record=record), CURRENT, {}, files, ENV).action == "restore"
     d = decide(facts(record=record, needed_later=frozenset({"conn"})), CURRENT, {}, files, ENV)
     assert d.action == "run" and "conn" in d.reason
+
+
+def test_cells_re_executed_for_what_they_are_are_marked_structural():
+    """The prefix-only comparison policy must not count them as cache misses."""
+    assert decide(facts(workflow=True), CURRENT, {}, files, ENV).structural
+    assert decide(facts(opaque=True), CURRENT, {}, files, ENV).structural
+    assert not decide(facts(source_hash="sha256:x"), CURRENT, {}, files, ENV).structural
