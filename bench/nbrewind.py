@@ -290,7 +290,7 @@ def main() -> None:
             "middle_edit_beats_prefix": t_edit < t_edit_prefix,
         },
     }
-    path = write_result("nbrewind" + ("-quick" if args.quick else ""), result)
+    path = write_result("nbrewind", result)
     print(f"wrote {path}")
 
 

@@ -364,6 +364,13 @@ class RewindClient(PapermillNotebookClient):
             self._record_failure(cell, index, reason)
             return cell
         record = {k: v for k, v in meta.items() if k not in ("status",)}
+        if record.get("workflow") and old and old.get("source") == source_hash(cell.source):
+            # A workflow with nothing to do wrote nothing: its outputs are still the ones it
+            # produced before, as they are now on disk.
+            for path in old.get("files_written", {}):
+                digest = _digest_or_none(path)
+                if digest is not None:
+                    record["files_written"].setdefault(path, digest)
         record.update(
             v=FORMAT_VERSION,
             source=source_hash(cell.source),

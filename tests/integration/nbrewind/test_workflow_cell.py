@@ -98,6 +98,12 @@ def test_workflow_cell_records_outputs_and_reruns_only_changed_jobs(tmp_path):
     assert "Snakemake workflow" in wf.metadata["nbrewind"]["reason"]
     assert (site_b / "results" / "upper.txt").read_text() == "HELLO SNAKEMAKE WORLD\n"
 
+    # Nothing to do for the workflow: its record still lists the outputs, as they are now.
+    nb = run(site_b / "repeat.ipynb", site_b / "idle.ipynb", "nbrewind-repeat", store)
+    wf = [c for c in nb.cells if c.source == WORKFLOW][0]
+    assert "0 job(s) restored, 0 stored" in printed(wf)
+    assert wf.metadata["nbrewind"]["files_written"] == record["files_written"]
+
     # An input of the workflow changes: its jobs run, and the cells reading its outputs.
     (site_b / "data" / "in.txt").write_text("goodbye\n")
     nb = run(site_b / "repeat.ipynb", site_b / "changed.ipynb", "nbrewind-repeat", store)
