@@ -7,7 +7,7 @@ discoverable and the kernel processes must import this checkout's ``nbrewind``.
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,21 @@ from nbrewind._install import kernelspec_dirs
 PLUGINS = Path(__file__).resolve().parents[3] / "plugins"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def nbrewind_kernels(tmp_path_factory: pytest.TempPathFactory) -> None:
+@pytest.fixture(scope="module", autouse=True)
+def restore_environment() -> Iterator[None]:
+    """The fixtures below change os.environ (kernels inherit it): undo that after the module."""
+    names = ("PYTHONPATH", "JUPYTER_PATH", "NBREWIND_KEY_FILE", "NBREWIND_STORE")
+    saved = {k: os.environ.get(k) for k in names}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nbrewind_kernels(restore_environment: None, tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(PLUGINS), os.environ.get("PYTHONPATH")) if p
     )
@@ -41,9 +54,9 @@ def nbrewind_kernels(tmp_path_factory: pytest.TempPathFactory) -> None:
         papermill_engines.register("nbrewind", NBRewindEngine)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def signing_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One key for the session (this user's), never the real ~/.local/share one."""
+@pytest.fixture(scope="module", autouse=True)
+def signing_key(restore_environment: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One key per test module (this user's), never the real ~/.local/share one."""
     key = tmp_path_factory.mktemp("keys") / "key"
     os.environ["NBREWIND_KEY_FILE"] = str(key)
     os.environ.pop("NBREWIND_STORE", None)
