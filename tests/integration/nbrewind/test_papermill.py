@@ -431,3 +431,14 @@ def test_prefix_policy_re_executes_the_whole_suffix_for_comparison(audited, monk
     assert executed(nb) == {"# Parameters", *firsts[edit:]}
     assert statuses(nb)["def scale(x):"][1] == "prefix policy: an earlier cell was re-executed"
     assert nb.metadata["nbrewind"]["policy"] == "prefix"
+
+
+def test_plain_nbclient_gets_the_same_clear_message(tmp_path):
+    """nbclient on its own (no papermill) drops kernel metadata too."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(str(make_notebook(tmp_path / "in.ipynb", ["x = 1"])), as_version=4)
+    client = NotebookClient(nb, kernel_name="nbrewind-repeat", timeout=60)
+    with pytest.raises(CellExecutionError, match="NBRewindEngineMissing"):
+        client.execute()
