@@ -186,6 +186,7 @@ class RewindClient(PapermillNotebookClient):
         try:
             super().papermill_execute_cells()
         finally:
+            self._report()
             self.nb.metadata["nbrewind"] = {
                 "version": FORMAT_VERSION,
                 "mode": self.rewind_mode,
@@ -198,6 +199,19 @@ class RewindClient(PapermillNotebookClient):
                 "parameters": self.parameters_hash,
                 "policy": self.policy,
             }
+
+    def _report(self) -> None:
+        """Say on the console what repeat did, and loudly why when the environment changed."""
+        reasons = [(r or {}).get("reason", "") for r in self.records if (r or {}).get("status")]
+        for reason in sorted({r for r in reasons if r.startswith("environment changed")}):
+            count = reasons.count(reason)
+            self.log.warning("nbrewind: %s: %d cell(s) re-executed, not restored", reason, count)
+        self.log.info(
+            "nbrewind %s: %d cell(s) executed, %d restored",
+            self.rewind_mode,
+            self.counts["executed"],
+            self.counts["restored"],
+        )
 
     async def _capture_reply(self, cell: Any, cell_index: int, execute_reply: Any) -> None:
         self.reply_meta = (execute_reply or {}).get("metadata", {}).get("nbrewind")

@@ -220,7 +220,7 @@ def test_checkpoints_signed_by_another_key_re_execute_until_trusted(audited, tmp
     assert nb.metadata["nbrewind"]["cells"]["restored"] == 9
 
 
-def test_another_python_version_is_detected_and_re_executed(audited, tmp_path):
+def test_another_python_version_is_detected_and_re_executed(audited, tmp_path, caplog):
     wd, _, _ = audited
     nb = nbformat.read(str(wd / "out.ipynb"), as_version=4)
     key = load_key()
@@ -240,6 +240,7 @@ def test_another_python_version_is_detected_and_re_executed(audited, tmp_path):
     )
     assert out.metadata["nbrewind"]["cells"]["restored"] == 0
     assert "Python 3.10 -> 3.11" in statuses(out)["def scale(x):"][1]
+    assert "environment changed: Python 3.10 -> 3.11" in caplog.text  # said on the console
     assert outputs(out) == outputs(audited[2])
 
 
