@@ -15,6 +15,7 @@ JupyterLab (which sends cell ids), it behaves as a plain IPython kernel.
 import hashlib
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,8 @@ ENGINE_MISSING = (
     "(or: nbrewind run IN.ipynb OUT.ipynb)"
 )
 _MAX_SNAPSHOT_FILES = 50_000
+_IPYTHON_NAME = re.compile(r"^(_+|_i+|_i\d+|_\d+|_oh|_ih|_dh|__\w+__)$")
+"""IPython's output and input history and module dunders: not the user's variables."""
 
 
 class RestoreRefused(Exception):
@@ -274,7 +277,7 @@ class NBRewindKernel(IPythonKernel):
         return {
             name: id(value)
             for name, value in self.shell.user_ns.items()
-            if not name.startswith("_") and not (name in hidden and hidden[name] is value)
+            if not _IPYTHON_NAME.match(name) and not (name in hidden and hidden[name] is value)
         }
 
     def _hash_of(self, name: str) -> str:
