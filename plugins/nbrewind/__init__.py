@@ -15,7 +15,7 @@ Public API: the data-flow analysis, the repeat policy, the engine, and the noteb
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
 from ._install import KERNEL_NAMES, install_kernels
-from ._notebook import NotebookError, format_table, inspect, pack, trust
+from ._notebook import NotebookError, format_table, import_lab, inspect, pack, trust
 from ._plan import CellFacts, Decision, decide
 from ._signing import Trust
 
@@ -31,6 +31,7 @@ __all__ = [
     "analyse_cell",
     "decide",
     "format_table",
+    "import_lab",
     "inspect",
     "install_kernels",
     "kernel_mode",

@@ -1,11 +1,11 @@
-"""``nbrewind`` command line: run, pack, inspect, trust, install-kernels."""
+"""``nbrewind`` command line: run, pack, inspect, trust, import-lab, install-kernels."""
 
 import argparse
 import sys
 from pathlib import Path
 from typing import Optional
 
-from ._notebook import NotebookError, format_table, inspect, pack, trust
+from ._notebook import NotebookError, format_table, import_lab, inspect, pack, trust
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("trust", help="sign a reviewed notebook's checkpoints with your key")
     tr.add_argument("notebook", type=Path)
 
+    il = sub.add_parser(
+        "import-lab", help="write the records kept while running NB in JupyterLab into NB"
+    )
+    il.add_argument("notebook", type=Path)
+
     ik = sub.add_parser("install-kernels", help="install the two kernelspecs")
     where = ik.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true")
@@ -72,6 +77,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(
                 f"{args.notebook}: {counts['signed']} cell record(s) signed, "
                 f"{counts['already']} already trusted"
+            )
+            return 0
+        if args.command == "import-lab":
+            counts = import_lab(args.notebook)
+            print(
+                f"{args.notebook}: {counts['imported']} cell record(s) imported; "
+                f"{counts['stale']} edited since they ran and {counts['missing']} never run "
+                "(they will execute on repeat)"
             )
             return 0
         if args.command == "install-kernels":

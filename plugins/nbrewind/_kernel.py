@@ -13,6 +13,7 @@ JupyterLab (which sends cell ids), it behaves as a plain IPython kernel.
 """
 
 import hashlib
+import json
 import os
 import platform
 import re
@@ -26,7 +27,8 @@ from ipykernel.ipkernel import IPythonKernel
 from ckptstore import file_digest
 
 from ._dataflow import analyse_cell, reads_closure, source_hash
-from ._objects import BlobError, get_blob, inline_max, put_blob
+from ._notebook import lab_records_path
+from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob
 from ._signing import SigningKeyError, Trust, load_key, verify
 from ._values import blob_digest, load, serialize
 
@@ -141,8 +143,10 @@ class NBRewindKernel(IPythonKernel):
             )
 
         if request is None:
-            if silent or cell_id is not None or os.environ.get("NBREWIND_ALLOW_PLAIN") == "1":
+            if silent or os.environ.get("NBREWIND_ALLOW_PLAIN") == "1":
                 return await run()
+            if cell_id is not None:  # JupyterLab (it sends cell ids; nbclient does not)
+                return await self._lab_cell(code, cell_id, run)
             kernel = f"nbrewind-{self.mode}"
             return self._error_reply("NBRewindEngineMissing", ENGINE_MISSING.format(kernel=kernel))
         if request.get("query") == "env":
@@ -158,6 +162,24 @@ class NBRewindKernel(IPythonKernel):
         except (BlobError, RestoreRefused, SigningKeyError) as e:
             return self._error_reply("NBRewindRestoreError", str(e))
         return await self._audited(code, request, run)
+
+    async def _lab_cell(self, code: str, cell_id: str, run: Any) -> dict[str, Any]:
+        """Under JupyterLab, which keeps no reply metadata either, the audit kernel appends
+        each cell's record beside the notebook; ``nbrewind import-lab NB`` writes them into
+        the saved notebook. The repeat kernel there runs cells as the stock kernel does."""
+        notebook = _lab_notebook()
+        if self.mode != "audit" or notebook is None:
+            return await run()
+        reply = await self._audited(code, {"store": str(notebook.parent / STORE_DIRNAME)}, run)
+        if self._record is not None:
+            sidecar = lab_records_path(notebook)
+            sidecar.parent.mkdir(parents=True, exist_ok=True)
+            line = json.dumps(
+                {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
+            )
+            with open(sidecar, "a") as f:
+                f.write(line + "\n")
+        return reply
 
     # ---- restoring ----------------------------------------------------------------------
 
@@ -306,6 +328,16 @@ class NBRewindKernel(IPythonKernel):
             "payload": [],
             **content,
         }
+
+
+def _lab_notebook() -> Optional[Path]:
+    """The notebook JupyterLab runs this kernel for (jupyter_server sets JPY_SESSION_NAME to
+    its path, and starts the kernel in the notebook's directory)."""
+    name = os.environ.get("JPY_SESSION_NAME", "")
+    if not name.endswith(".ipynb"):
+        return None
+    path = Path(name)
+    return path if path.is_absolute() else Path.cwd() / path.name
 
 
 def _is_file(path: str) -> bool:

@@ -1,20 +1,37 @@
-"""Operations on audited notebooks at rest: pack, inspect, trust."""
+"""Operations on audited notebooks at rest: pack, inspect, trust, import JupyterLab records."""
 
 import base64
+import hashlib
+import json
 import os
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import nbformat
 
+from ._dataflow import analyse_cell, source_hash
 from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
-from ._signing import Trust, load_key, sign, verify
+from ._signing import Trust, key_id, load_key, sign, verify
+
+LAB_RECORDS = "lab"
+"""Folder of the store directory where the audit kernel, run by JupyterLab, appends records."""
 
 
 class NotebookError(Exception):
     """A notebook given to an nbrewind command cannot be used."""
+
+
+def outputs_digest(outputs: Iterable[Any]) -> str:
+    """Identity of a cell's outputs, so that edited or cleared outputs are never restored."""
+    data = json.dumps(list(outputs), sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+
+
+def lab_records_path(notebook: Path) -> Path:
+    return notebook.parent / STORE_DIRNAME / LAB_RECORDS / f"{notebook.name}.jsonl"
 
 
 def read_notebook(path: Path) -> Any:
@@ -194,5 +211,68 @@ def trust(path: Path) -> dict[str, int]:
             continue
         record["sig"] = sign(record, key)
         counts["signed"] += 1
+    write_notebook(nb, path)
+    return counts
+
+
+def import_lab(path: Path) -> dict[str, int]:
+    """Write into a notebook saved from JupyterLab the records its audit kernel kept beside it.
+
+    JupyterLab, like nbclient, keeps no kernel reply metadata, so under JupyterLab the
+    ``nbrewind-audit`` kernel appends each cell's record to
+    ``.nbrewind/lab/<notebook>.jsonl`` (keyed by cell id). This takes, for each cell, its latest
+    record whose source matches the saved cell, completes it with the saved outputs, and signs
+    it. Cells run out of order are safe: a repeat re-executes any cell whose inputs differ."""
+    nb = read_notebook(path)
+    sidecar = lab_records_path(path)
+    if not sidecar.is_file():
+        raise NotebookError(
+            f"no JupyterLab records for {path} ({sidecar} is missing): run the notebook in "
+            "JupyterLab with the nbrewind-audit kernel first"
+        )
+    latest: dict[str, dict[str, Any]] = {}
+    for line in sidecar.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a killed kernel
+        latest[entry.get("cell_id", "")] = entry
+    key = load_key()
+    counts = {"imported": 0, "stale": 0, "missing": 0}
+    packages: dict[str, str] = {}
+    python = None
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        entry = latest.get(cell.get("id", ""))
+        if entry is None or entry["record"].get("status") != "executed":
+            counts["missing"] += 1
+            continue
+        if entry["source"] != source_hash(cell.source):
+            counts["stale"] += 1
+            continue
+        record = {k: v for k, v in entry["record"].items() if k != "status"}
+        record.update(
+            v=1,
+            source=entry["source"],
+            opaque=analyse_cell(cell.source).opaque,
+            outputs=outputs_digest(cell.get("outputs", [])),
+            execution_count=cell.get("execution_count"),
+        )
+        record["sig"] = sign(record, key)
+        record["status"], record["reason"] = "executed", "recorded in JupyterLab"
+        cell.metadata["nbrewind"] = record
+        packages.update(record.get("packages", {}))
+        python = record.get("python", python)
+        counts["imported"] += 1
+    nb.metadata["nbrewind"] = {
+        "version": 1,
+        "mode": "audit",
+        "store": STORE_DIRNAME,
+        "key_id": key_id(key),
+        "env": {"python": python, "packages": dict(sorted(packages.items()))},
+        "cells": {"executed": counts["imported"], "restored": 0},
+        "source": "jupyterlab",
+    }
     write_notebook(nb, path)
     return counts

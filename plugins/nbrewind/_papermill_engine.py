@@ -15,11 +15,8 @@ kernel lazily, only when a re-executed cell reads them, so a no-change repeat un
 """
 
 import copy
-import hashlib
-import json
 import logging
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -33,6 +30,7 @@ from ckptstore import file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
+from ._notebook import outputs_digest
 from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, inline_max
 from ._plan import RESTORE, CellFacts, decide
 from ._signing import Trust, key_id, load_key, sign, verify
@@ -40,11 +38,6 @@ from ._signing import Trust, key_id, load_key, sign, verify
 log = logging.getLogger("nbrewind")
 FORMAT_VERSION = 1
 PARAMETER_TAGS = ("parameters", "injected-parameters")
-
-
-def outputs_digest(outputs: Iterable[Any]) -> str:
-    data = json.dumps(list(outputs), sort_keys=True, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
 class NBRewindEngine(NBClientEngine):
