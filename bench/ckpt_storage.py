@@ -1,9 +1,9 @@
 """What the ``ckpt`` storage plugin costs per file, against plain copies, side by side.
 
 In one process, interleaved, on the same disk:
-- store: ``StorageObject.store_object()`` (hash, fsync, rename the object, write the name
-  record) against a plain atomic copy (copy to a temporary name, rename), with and without
-  fsync;
+- store: ``StorageObject.store_object()`` (hash, rename the object, write the name record;
+  no fsync, the store's default) against a plain atomic copy (copy to a temporary name,
+  rename), with and without fsync;
 - retrieve: ``retrieve_object()`` (re-hash while copying to a staging name, rename) against a
   plain copy;
 - exists + mtime: one name-record read against one ``os.stat``;

@@ -15,13 +15,59 @@ logged before any message is unpickled. Messages are the dataclasses below, pick
       |---- InvocationDone(1, ok|error) -------->|   pushed, not polled
       |---- Heartbeat (every second) ----------->|   silence past the timeout = lost
       |<--- Stop --------------------------------|   teardown, exit
+
+With ``$DISTEA_TRACE`` set (post-hoc impact analysis, :mod:`distea`), ``Invoke`` and
+``InvocationDone`` carry a :class:`TraceStamp` (message id, sender's Lamport clock) and both
+sides log every send and receipt; nothing changes otherwise.
 """
 
+import os
 import socket
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+TRACE_ENV = "DISTEA_TRACE"
+
 PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TraceStamp:
+    """Piggybacked on a message when tracing: its id and the sender's logical clock."""
+
+    message_id: str
+    clock: int
+
+
+def message_trace(role: str, **fields: Any) -> Any:
+    """This process's DISTEA trace when ``$DISTEA_TRACE`` names a folder, else None.
+
+    The manager lives in the Snakemake process and only logs messages; a worker also traces
+    the workflow's own functions (template builders, scripts, helper modules).
+    """
+    folder = os.environ.get(TRACE_ENV)
+    if not folder:
+        return None
+    try:
+        from distea import tracer
+    except ImportError as e:  # tracing is optional: never let it stop a run
+        print(
+            f"sticky: {TRACE_ENV} is set but distea cannot be imported ({e}); not tracing",
+            file=sys.stderr,
+        )
+        return None
+
+    if role == "sticky-manager":
+        return tracer.ProcessTrace(folder, role, **fields)
+    return tracer.start(role, **fields)
+
+
+def job_name(smk: Any) -> str:
+    """The DISTEA job key of a job's ``snakemake`` object (rule + outputs)."""
+    from distea import job_key
+
+    return job_key(smk.rule, dict(smk.wildcards.items()), list(smk.output))
 
 
 @dataclass(frozen=True)
@@ -52,6 +98,7 @@ class Invoke:
     snakemake: Any
     """The job's ``snakemake.script.Snakemake`` object, as a ``script:`` preamble builds it."""
     repeats: int = 1
+    trace: Optional[TraceStamp] = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +129,7 @@ class InvocationDone:
     cpu_seconds: list[float] = field(default_factory=list)
     max_rss_mb: Optional[float] = None
     template_failed: bool = False
+    trace: Optional[TraceStamp] = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ lock is released: they take Snakemake's scheduler lock, and the scheduler thread
 :meth:`Manager.submit` while holding it.
 """
 
+import dataclasses
+import itertools
 import logging
 import os
 import secrets
@@ -37,6 +39,9 @@ from ._protocol import (
     StateBuilt,
     StateFailed,
     Stop,
+    TraceStamp,
+    job_name,
+    message_trace,
 )
 
 HANDSHAKE_TIMEOUT = 10.0
@@ -123,6 +128,8 @@ class Manager:
         family = socket.AF_INET6 if ":" in listen_host else socket.AF_INET
         self._server = socket.create_server((listen_host, listen_port), family=family)
         self.address = self._server.getsockname()[:2]
+        self._trace = message_trace("sticky-manager")
+        self._trace_ids = itertools.count(1)
         self._accept_thread = threading.Thread(
             target=self._accept_loop, name="sticky-accept", daemon=True
         )
@@ -310,6 +317,8 @@ class Manager:
                     )
                 self.metrics.write("state_failed", worker=worker.id, template=message.template)
             elif isinstance(message, InvocationDone):
+                if self._trace is not None and message.trace is not None:
+                    self._trace.recv(message.trace.message_id, message.trace.clock, worker.id)
                 self._finished(worker, message, now)
 
     def _finished(self, worker: WorkerProcess, done: InvocationDone, now: float) -> None:
@@ -415,6 +424,11 @@ class Manager:
     def _send(self, worker_id: str, message: object) -> None:
         worker = self.workers[worker_id]
         assert worker.conn is not None
+        if self._trace is not None and isinstance(message, Invoke):
+            message_id = f"{self._trace.name}:{next(self._trace_ids)}"
+            job = job_name(message.snakemake)
+            clock = self._trace.send(message_id, worker_id, job=job)
+            message = dataclasses.replace(message, trace=TraceStamp(message_id, clock))
         try:
             with worker.send_lock:
                 worker.conn.send(message)
@@ -490,6 +504,8 @@ class Manager:
             self.workers.clear()
         self.launcher.close()
         self.metrics.close()
+        if self._trace is not None:
+            self._trace.dump()
 
 
 def _kill(worker: WorkerProcess) -> None:

@@ -12,10 +12,13 @@ worker outlives its run.
 
 import argparse
 import builtins
+import contextlib
+import dataclasses
 import json
 import os
 import resource
 import signal
+import socket
 import sys
 import threading
 import time
@@ -43,6 +46,8 @@ from ._protocol import (
     StateBuilt,
     StateFailed,
     Stop,
+    TraceStamp,
+    message_trace,
 )
 
 HEARTBEAT_INTERVAL = 1.0
@@ -108,6 +113,8 @@ class Worker:
         self.holder = StateHolder()
         self.code_cache: dict[tuple[str, int], Any] = {}
         self.parent_pid = os.getppid()
+        name = f"worker:{worker_id}:{socket.gethostname()}:{os.getpid()}"
+        self.trace = message_trace("worker", name=name, worker_id=worker_id)
 
     def send(self, message: object) -> None:
         with self.send_lock:
@@ -140,9 +147,37 @@ class Worker:
                     print(f"manager refused this worker: {message.reason}", file=sys.stderr)
                     return
                 if isinstance(message, Invoke):
-                    self.send(self.run(message))
+                    self.send(self.run_traced(message))
         finally:
             self.holder.teardown_all()
+            if self.trace is not None:
+                self.trace.dump()
+
+    def run_traced(self, inv: Invoke) -> InvocationDone:
+        """Run an invocation; when tracing, log its receipt and reply with clocks."""
+        trace = self.trace
+        if trace is None or inv.trace is None:
+            return self.run(inv)
+        from distea.tracer import watch_job
+
+        job = watch_job(trace, inv.snakemake)
+        trace.recv(inv.trace.message_id, inv.trace.clock, "manager", job=job)
+        trace.set_job(job)
+        building = inv.template not in self.holder.states and inv.template not in self.holder.failed
+        if building:
+            trace.note_template(inv.template)
+        with contextlib.ExitStack() as spans:
+            if getattr(trace, "mode", "") == "wrap":
+                # Templates and the exec'd script are loaded around the import system, so the
+                # wrapping tracer cannot see them: record them as bodies.
+                if building:
+                    spans.enter_context(trace.span(inv.templates_file))
+                spans.enter_context(trace.span(inv.script_path))
+            done = self.run(inv)
+        reply = f"{inv.trace.message_id}>done"
+        clock = trace.send(reply, "manager", job=job)
+        trace.set_job(None)
+        return dataclasses.replace(done, trace=TraceStamp(reply, clock))
 
     def run(self, inv: Invoke) -> InvocationDone:
         self.holder.current_template = inv.template

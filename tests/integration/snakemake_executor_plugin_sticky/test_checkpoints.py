@@ -89,7 +89,17 @@ def test_second_site_restores_everything_and_runs_nothing(site_a, run_snakemake,
         (wd_b / ".snakemake" / "sticky").glob("*/metrics.jsonl")
     )
     assert same_outputs(wd_a, wd_b)
-    # Snakemake's metadata was written for the restored jobs: nothing left to do.
+    # Snakemake's metadata was written for the restored jobs: --summary and later runs agree.
+    summary = run_snakemake(wd_b, "--summary")
+    rows = [line.split("\t") for line in summary.output.splitlines() if "\t" in line]
+    status = {row[0]: row for row in rows}
+    assert status["out/3.txt"][2] == "invocation" and "ok" in status["out/3.txt"], summary.output
+    odd = [
+        row
+        for name, row in status.items()
+        if name != "output_file" and row[4] not in ("ok", "removed temp file")
+    ]
+    assert not odd and all(row[5] == "no update" for row in rows[1:]), rows
     again = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
     assert "Nothing to be done" in again.output
 

@@ -152,6 +152,18 @@ def test_gc_keeps_the_latest_runs_and_drops_the_rest(store, tmp_path):
     assert store.restore(KEY_C, tmp_path / "c") is not None
 
 
+def test_gc_skips_a_damaged_run_record_instead_of_failing(store, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "x.txt").write_text("x")
+    with store.run("good") as run:
+        run.record(KEY_A, {"x.txt": "x.txt"}, wd)
+    (store.root / "runs" / "torn.json").write_text('{"id": "torn", "fini')
+    report = store.gc(keep_runs=1)
+    assert report.kept_runs == 1
+    assert store.restore(KEY_A, tmp_path / "a") is not None
+
+
 def test_gc_never_deletes_what_an_active_run_needs(store, tmp_path):
     wd = tmp_path / "wd"
     wd.mkdir()

@@ -1,0 +1,100 @@
+"""What the logs say happened: processes with clocks, messages, and Snakemake jobs.
+
+Kept columnar (lists of numbers per process, names interned) so that a million events cost
+tens of megabytes and the queries can use numpy, instead of one Python object per event.
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+
+@dataclass
+class Job:
+    """One Snakemake job, as the logger plugin (or a plain Snakemake log) recorded it."""
+
+    id: str
+    rule: str
+    key: str
+    wildcards: dict[str, str] = field(default_factory=dict)
+    inputs: list[tuple[str, Optional[str]]] = field(default_factory=list)
+    outputs: list[tuple[str, Optional[str]]] = field(default_factory=list)
+    start: float = 0.0
+    end: Optional[float] = None
+    ok: Optional[bool] = None
+
+
+@dataclass
+class Comm:
+    """One end of a message: a send or a receive at a clock of a process."""
+
+    message: str
+    clock: int
+    peer: Optional[str]
+    job: Optional[str]
+
+
+@dataclass
+class Process:
+    """One traced process (a script run, a sticky worker, a sticky manager)."""
+
+    name: str
+    role: str
+    file: str
+    job: Optional[str] = None
+    fn_ids: list[int] = field(default_factory=list)
+    fn_first: list[int] = field(default_factory=list)
+    fn_last: list[int] = field(default_factory=list)
+    sends: list[Comm] = field(default_factory=list)
+    recvs: list[Comm] = field(default_factory=list)
+    opens: dict[str, int] = field(default_factory=dict)
+    params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
+    templates: list[tuple[str, int]] = field(default_factory=list)
+    digests: list[tuple[str, str, int, str]] = field(default_factory=list)
+    end: Optional[int] = None
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(function ids, first clocks, last clocks) as numpy arrays, built once."""
+        cached = getattr(self, "_arrays", None)
+        if cached is None:
+            cached = (
+                np.asarray(self.fn_ids, dtype=np.int64),
+                np.asarray(self.fn_first, dtype=np.int64),
+                np.asarray(self.fn_last, dtype=np.int64),
+            )
+            self._arrays = cached
+        return cached
+
+    @property
+    def last_clock(self) -> int:
+        """The latest clock this process is known to have reached."""
+        candidates = [self.end or 0, *(c.clock for c in self.sends[-1:]), *self.fn_last[-1:]]
+        candidates += [c.clock for c in self.recvs[-1:]]
+        if self.fn_last:
+            candidates.append(max(self.fn_last))
+        return max(candidates)
+
+
+@dataclass
+class Trace:
+    """Everything read from one log directory."""
+
+    processes: dict[str, Process] = field(default_factory=dict)
+    jobs: dict[str, Job] = field(default_factory=dict)
+    """By job key."""
+    functions: list[str] = field(default_factory=list)
+    function_ids: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    events: int = 0
+
+    def function_id(self, name: str) -> int:
+        fid = self.function_ids.get(name)
+        if fid is None:
+            fid = len(self.functions)
+            self.functions.append(name)
+            self.function_ids[name] = fid
+        return fid
+
+    def jobs_by_output(self) -> dict[str, Job]:
+        return {path: job for job in self.jobs.values() for path, _ in job.outputs}

@@ -1,0 +1,256 @@
+"""The happens-before partial order across processes, as a condensed networkx DAG.
+
+A node is a *segment*: the stretch of one process's timeline from one incoming edge (a message
+received, a file read, the job start) to the next. Within a process, segments follow each
+other (program order, and a worker's state carries across requests); an edge from a send at
+clock ``s`` in segment ``u`` to the segment that begins at the receive. Everything in a segment
+reached at its start happens after that receive, so reachability over segments is exact
+happens-before, except inside the segment that contains a query's own source point, whose
+earlier sends are excluded at query time (:meth:`Order.reach`). Per-event data (function
+spans) never becomes nodes: a process reached from clock ``d`` on is queried with numpy.
+
+Two kinds of timeline have no code of their own:
+
+* a *job* (from the logger): ``start`` feeds its inputs and parameters to whatever executes it
+  (a traced script process at clock 0, a sticky worker at the receipt of its invocation);
+  ``end`` is reached when its executor finished, and feeds its outputs to the jobs reading them;
+* a *hub* (the sticky manager, the Snakemake process): it only routes. Its own program order is
+  not causal (one job's result does not flow into the next job it dispatches), so a message to
+  or from a hub is rewired to the job it carries.
+"""
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Optional
+
+import networkx as nx
+
+from ._model import Job, Trace
+
+HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
+SUPER_SOURCE = -1
+
+
+@dataclass
+class Timeline:
+    """Segment starts of one process or job half, and its sends (clock, target node)."""
+
+    name: str
+    kind: str
+    """``process``, ``job-start`` or ``job-end``."""
+    starts: list[int] = field(default_factory=lambda: [0])
+    base: int = 0
+    sends: list[tuple[int, int]] = field(default_factory=list)
+
+    def segment(self, clock: int) -> int:
+        """Node id of the segment containing ``clock``."""
+        return self.base + max(0, bisect.bisect_right(self.starts, clock) - 1)
+
+
+@dataclass
+class Order:
+    """The condensed partial order of one trace, plus what is needed to explain a path."""
+
+    trace: Trace
+    graph: nx.DiGraph
+    timelines: dict[str, Timeline]
+    node_owner: list[str]
+    node_start: list[int]
+    edge_why: dict[tuple[int, int], str]
+    executor: dict[str, list[tuple[str, int]]]
+    """Job key -> [(process, clock at which the process began serving it)]."""
+
+    def reach(self, sources: list[tuple[str, int]]) -> "Reach":
+        """Earliest reached clock per timeline, with what is needed to explain each.
+
+        ``sources`` are (timeline, clock) points; the reach of each includes its own timeline
+        from that clock on and, through messages sent at or after it, everything downstream.
+        """
+        graph = self.graph
+        graph.add_node(SUPER_SOURCE)
+        direct: dict[str, int] = {}
+        entry: dict[int, int] = {}
+        entry_why: dict[int, str] = {}
+        for index, (name, clock) in enumerate(sources):
+            line = self.timelines.get(name)
+            if line is None:
+                continue
+            if clock < direct.get(name, clock + 1):
+                direct[name] = clock
+            node = line.segment(clock)
+            last_node = line.base + len(line.starts) - 1
+            targets = [node + 1] if node < last_node else []
+            sends = line.sends[bisect.bisect_left(line.sends, (clock, -1)) :]
+            end = line.starts[node - line.base + 1] if node < last_node else None
+            for send_clock, target in sends:
+                if end is not None and send_clock >= end:
+                    break
+                targets.append(target)
+                why = self.edge_why.get((node, target))
+                if why:
+                    entry_why.setdefault(target, why)
+            for target in targets:
+                graph.add_edge(SUPER_SOURCE, target)
+                entry.setdefault(target, index)
+        try:
+            preds = dict(nx.bfs_predecessors(graph, SUPER_SOURCE))
+        finally:
+            graph.remove_node(SUPER_SOURCE)
+        reached = dict(direct)
+        owner, start = self.node_owner, self.node_start
+        for node in preds:
+            name = owner[node]
+            clock = start[node]
+            if clock < reached.get(name, clock + 1):
+                reached[name] = clock
+        return Reach(self, sources, direct, reached, preds, entry, entry_why)
+
+
+@dataclass
+class Reach:
+    """The result of :meth:`Order.reach`."""
+
+    order: Order
+    sources: list[tuple[str, int]]
+    direct: dict[str, int]
+    reached: dict[str, int]
+    """Timeline -> earliest clock from which it happens after a source."""
+    preds: dict[int, int]
+    entry: dict[int, int]
+    """First node after the super-source -> index of the source point that led there."""
+    entry_why: dict[int, str]
+
+    def chain(self, name: str, clock: int) -> tuple[Optional[int], list[str]]:
+        """(source index, steps) of the causal chain bringing a source to ``name`` at ``clock``."""
+        order = self.order
+        if name in self.direct and self.direct[name] <= clock:
+            index = next(i for i, (n, c) in enumerate(self.sources) if n == name and c <= clock)
+            return index, []
+        node = order.timelines[name].segment(clock)
+        steps: list[str] = []
+        while node in self.preds:
+            prev = self.preds[node]
+            if prev == SUPER_SOURCE:
+                if node in self.entry_why:
+                    steps.append(self.entry_why[node])
+                return self.entry.get(node), steps[::-1]
+            why = order.edge_why.get((prev, node))
+            if why:
+                steps.append(why)
+            node = prev
+        return None, steps[::-1]
+
+
+def build_order(trace: Trace) -> Order:
+    """Build the partial order: messages, file write -> read, job start and end edges."""
+    timelines: dict[str, Timeline] = {}
+    hubs = {name for name, p in trace.processes.items() if p.role in HUB_ROLES}
+    procs = {name: p for name, p in trace.processes.items() if name not in hubs}
+    jobs = dict(trace.jobs)
+    # Jobs seen only by tracers (no logger log): known by key, files unknown.
+    for proc in procs.values():
+        keys = {proc.job} | {c.job for c in proc.recvs} | {c.job for c in proc.sends}
+        for key in keys:
+            if key and key not in jobs:
+                rule = key.split("[", 1)[0]
+                jobs[key] = Job(key, rule, key)
+    edges: list[tuple[str, int, str, int, str]] = []
+    """(from timeline, clock, to timeline, clock, why)."""
+    executor: dict[str, list[tuple[str, int]]] = {}
+
+    # Messages between traced processes: matched by id; those to or from a hub: rewired.
+    received: dict[str, tuple[str, int]] = {}
+    for name, proc in procs.items():
+        for c in proc.recvs:
+            received[c.message] = (name, c.clock)
+    sent = {c.message for p in procs.values() for c in p.sends}
+    lost = [c for h in hubs for c in trace.processes[h].sends if c.message not in received]
+    if lost:
+        trace.warnings.append(
+            f"{len(lost)} messages sent by the sticky manager were never logged as received "
+            "(a worker was killed or its trace is missing); their jobs count as untraced"
+        )
+    for name, proc in procs.items():
+        for c in proc.sends:
+            target = received.get(c.message)
+            if target is not None:
+                edges.append((name, c.clock, target[0], target[1], f"message {c.message}"))
+            elif c.job:
+                edges.append((name, c.clock, f"job:{c.job}#end", 0, f"{name} finished job {c.job}"))
+        for c in proc.recvs:
+            if c.job and c.message not in sent:
+                edges.append(
+                    (f"job:{c.job}#start", 0, name, c.clock, f"job {c.job} sent to {name}")
+                )
+                executor.setdefault(c.job, []).append((name, c.clock))
+        if proc.job:
+            executor.setdefault(proc.job, []).append((name, 0))
+            edges.append((f"job:{proc.job}#start", 0, name, 0, f"job {proc.job} ran as {name}"))
+            edges.append((name, proc.last_clock, f"job:{proc.job}#end", 0, f"{name} exited"))
+
+    # Files: the producer's end feeds the reader at its first read, or the reading job's start.
+    producers = {path: job for job in jobs.values() for path, _ in job.outputs}
+    for job in jobs.values():
+        for path, _ in job.inputs:
+            producer = producers.get(path)
+            if producer is None or producer is job:
+                continue
+            why = f"file {path} written by {producer.key}, read by {job.key}"
+            readers = [(p, procs[p].opens.get(path)) for p, _ in executor.get(job.key, [])]
+            exact = [(p, c) for p, c in readers if c is not None]
+            if exact:
+                for p, c in exact:
+                    edges.append((f"job:{producer.key}#end", 0, p, c, why))
+            else:
+                edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
+
+    for name, proc in procs.items():
+        timelines[name] = Timeline(name, "process")
+        proc.arrays()  # columnar function spans, built once for every query
+    for key in jobs:
+        timelines[f"job:{key}#start"] = Timeline(f"job:{key}#start", "job-start")
+        timelines[f"job:{key}#end"] = Timeline(f"job:{key}#end", "job-end")
+    dropped = 0
+    kept: list[tuple[str, int, str, int, str]] = []
+    for edge in edges:
+        if edge[0] in timelines and edge[2] in timelines:
+            kept.append(edge)
+            timelines[edge[2]].starts.append(edge[3])
+        else:
+            dropped += 1
+    if dropped:
+        trace.warnings.append(f"{dropped} edges to processes or jobs without logs were dropped")
+
+    node_owner: list[str] = []
+    node_start: list[int] = []
+    graph = nx.DiGraph()
+    program: list[tuple[int, int]] = []
+    for line in timelines.values():
+        line.starts = sorted(set(line.starts))
+        line.base = len(node_owner)
+        node_owner.extend([line.name] * len(line.starts))
+        node_start.extend(line.starts)
+        program.extend((line.base + i, line.base + i + 1) for i in range(len(line.starts) - 1))
+    graph.add_nodes_from(range(len(node_owner)))
+    graph.add_edges_from(program)
+    edge_why: dict[tuple[int, int], str] = {}
+    cross: list[tuple[int, int]] = []
+    for src, s_clock, dst, d_clock, why in kept:
+        u = timelines[src].segment(s_clock)
+        v = timelines[dst].segment(d_clock)
+        timelines[src].sends.append((s_clock, v))
+        cross.append((u, v))
+        edge_why.setdefault((u, v), why)
+    graph.add_edges_from(cross)
+    # A job without a traced executor: its start leads to its end directly.
+    for key in jobs:
+        if key not in executor:
+            u = timelines[f"job:{key}#start"].base
+            v = timelines[f"job:{key}#end"].base
+            graph.add_edge(u, v)
+            timelines[f"job:{key}#start"].sends.append((0, v))
+            edge_why[(u, v)] = f"job {key} ran (untraced)"
+    for line in timelines.values():
+        line.sends.sort()
+    trace.jobs.update({k: j for k, j in jobs.items() if k not in trace.jobs})
+    return Order(trace, graph, timelines, node_owner, node_start, edge_why, executor)

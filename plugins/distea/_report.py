@@ -1,0 +1,154 @@
+"""Human-readable output: a terminal table, and a Markdown report with a rendered job graph.
+
+Outputs appear atomically (written to a temporary file, then renamed), so a report that a
+workflow step or a browser picks up is never half-written.
+"""
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from ._order import Order
+from ._query import Impact, ImpactResult
+
+
+def _short(chain: tuple[str, ...], width: int = 90) -> str:
+    """A causal chain on one line: source, the number of hops, and the last hop."""
+    if not chain:
+        return ""
+    if len(chain) <= 2:
+        text = " -> ".join(chain)
+    else:
+        text = f"{chain[0]} -> ({len(chain) - 2} more) -> {chain[-1]}"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def table(result: ImpactResult, explain: bool = False) -> str:
+    """The impact set as aligned plain-text tables (functions, jobs, outputs)."""
+    lines = [f"Impact of {', '.join(map(str, result.changes))}"]
+    lines.append(
+        f"  {len(result.functions)} functions, {len(result.jobs)} jobs, "
+        f"{len(result.outputs)} outputs; entered at {len(result.sources)} source points"
+    )
+    sections: list[tuple[str, list[Impact], str]] = [
+        ("FUNCTION", result.functions, "RAN FOR"),
+        ("JOB", result.jobs, "RULE"),
+        ("OUTPUT", result.outputs, "WRITTEN BY"),
+    ]
+    for title, items, context in sections:
+        lines.append("")
+        if not items:
+            lines.append(f"{title}: none")
+            continue
+        w1 = max(len(title), *(len(i.name) for i in items))
+        w2 = max(len(context), *(len(i.context) for i in items))
+        lines.append(f"{title:<{w1}}  {context:<{w2}}  WHY")
+        for item in items:
+            lines.append(f"{item.name:<{w1}}  {item.context:<{w2}}  {_short(item.chain)}")
+            if explain:
+                lines.extend(f"{'':<{w1}}    {n}. {step}" for n, step in enumerate(item.chain, 1))
+    return "\n".join(lines) + "\n"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def render_graph(order: Order, result: ImpactResult, path: Path) -> bool:
+    """Draw the job graph (file edges) with impacted jobs in red; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import networkx as nx
+    except ImportError:
+        return False
+    jobs = order.trace.jobs
+    graph = nx.DiGraph()
+    producers = {p: key for key, job in jobs.items() for p, _ in job.outputs}
+    for key, job in jobs.items():
+        graph.add_node(key)
+        for path_in, _ in job.inputs:
+            if path_in in producers and producers[path_in] != key:
+                graph.add_edge(producers[path_in], key)
+    if not graph:
+        return False
+    impacted = {i.name for i in result.jobs}
+    sources = {n.split("#", 1)[0].removeprefix("job:") for n, _, _ in result.sources}
+    sources |= {
+        order.trace.processes[n].job for n, _, _ in result.sources if n in order.trace.processes
+    }
+    for layer, nodes in enumerate(nx.topological_generations(graph)):
+        for node in nodes:
+            graph.nodes[node]["layer"] = layer
+    pos = nx.multipartite_layout(graph, subset_key="layer")
+    colors = ["#d62728" if n in impacted else "#c7c7c7" for n in graph]
+    edge = ["#222222" if n in sources else "#ffffff" for n in graph]
+    size = max(6.0, 1.2 * len(graph) ** 0.5 * 2)
+    fig, ax = plt.subplots(figsize=(size, size * 0.6))
+    nx.draw_networkx_edges(graph, pos, ax=ax, alpha=0.4, arrows=True)
+    nx.draw_networkx_nodes(
+        graph, pos, ax=ax, node_color=colors, edgecolors=edge, linewidths=2, node_size=300
+    )
+    labels = {n: n if len(n) < 28 else n[:25] + "..." for n in graph}
+    nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=7)
+    ax.set_title(f"Impact of {', '.join(map(str, result.changes))} (red: impacted)")
+    ax.axis("off")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return True
+
+
+def markdown(order: Order, result: ImpactResult, path: Path) -> Path:
+    """Write a Markdown report (and ``<name>.png`` beside it); return the report's path."""
+    picture = path.with_suffix(".png")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    drawn = render_graph(order, result, picture)
+    out = [f"# Impact of {', '.join(f'`{c}`' for c in result.changes)}", ""]
+    out.append(
+        f"{len(result.functions)} functions, {len(result.jobs)} jobs and "
+        f"{len(result.outputs)} outputs are impacted. Analysed {order.trace.events} events "
+        f"from {len(order.trace.processes)} processes and {len(order.trace.jobs)} jobs."
+    )
+    out.append("")
+    if drawn:
+        out += [f"![job graph]({picture.name})", ""]
+    out += ["## Where the change enters", ""]
+    out += [f"- {what} (clock {clock})" for _, clock, what in result.sources] or ["- nowhere"]
+    for title, items, context in (
+        ("Jobs", result.jobs, "rule"),
+        ("Outputs", result.outputs, "written by"),
+        ("Functions", result.functions, "ran for"),
+    ):
+        out += ["", f"## {title}", ""]
+        if not items:
+            out.append("None.")
+            continue
+        out += [f"| {title[:-1].lower()} | {context} | causal chain |", "|---|---|---|"]
+        out += [f"| `{i.name}` | `{i.context}` | {' &rarr; '.join(_md(i.chain))} |" for i in items]
+    warnings = [*order.trace.warnings, *result.warnings]
+    if warnings:
+        out += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
+    _atomic_write(path, ("\n".join(out) + "\n").encode())
+    return path
+
+
+def _md(steps: Iterable[str]) -> list[str]:
+    return [s.replace("|", "\\|") for s in steps]

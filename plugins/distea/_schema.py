@@ -1,0 +1,59 @@
+"""The DISTEA log format: one JSON object per line, versioned, shared by every writer.
+
+Every file starts with a header line ``{"distea": VERSION, "k": "header", ...}`` naming the
+writer (``source``: ``tracer``, ``logger`` or ``sticky-manager``) and the process it describes.
+Record kinds after the header (short keys keep million-event logs small and fast to parse):
+
+========== =============================================================================
+``fn``     ``f`` function name, ``c`` [first entry, last return] clocks within one epoch
+``send``   ``m`` message id, ``c`` clock, ``to`` peer; optional ``job`` (the job it serves)
+``recv``   ``m`` message id, ``c`` clock, ``from`` peer; optional ``job``
+``open``   ``p`` path (relative to the workflow directory), ``c`` clock of the first read
+``param``  ``n`` parameter name, ``c`` clock of its first read, ``job``
+``tmpl``   ``n`` sticky template name, ``c`` clock when its state started building
+``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
+``end``    ``c`` the process's final clock (written when it dumped its records)
+``job``    logger: ``id``, ``rule``, ``wildcards``, ``input``/``output`` [[path, hash]], ``t``
+``done``   logger: ``id``, ``output`` [[path, hash]], ``t``
+``fail``   logger: ``id``, ``t``
+========== =============================================================================
+
+Readers accept any version up to :data:`SCHEMA_VERSION` and refuse newer ones by name.
+"""
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
+    "header": ("source", "process"),
+    "fn": ("f", "c"),
+    "send": ("m", "c"),
+    "recv": ("m", "c"),
+    "open": ("p", "c"),
+    "param": ("n", "c"),
+    "tmpl": ("n", "c"),
+    "digest": ("f", "n", "h"),
+    "end": ("c",),
+    "job": ("id", "rule"),
+    "done": ("id",),
+    "fail": ("id",),
+}
+
+
+def header(source: str, process: str, **fields: Any) -> dict[str, Any]:
+    """The first record of every DISTEA log file."""
+    return {"distea": SCHEMA_VERSION, "k": "header", "source": source, "process": process, **fields}
+
+
+def job_key(rule: str, wildcards: Any, outputs: Any) -> str:
+    """The name of a job that every process can compute on its own.
+
+    Snakemake job ids exist only in the Snakemake process (a ``script:`` never sees one), so
+    a job is named by its rule and outputs (unique per job), or its wildcards when it has none.
+    """
+    outs = sorted(str(o) for o in (outputs or []))
+    if outs:
+        return f"{rule}[{','.join(outs)}]"
+    items = dict(wildcards or {})
+    return f"{rule}[{','.join(f'{k}={v}' for k, v in sorted(items.items()))}]"

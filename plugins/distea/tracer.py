@@ -1,0 +1,692 @@
+"""Record what one process did, for post-hoc impact analysis: functions, messages, file reads.
+
+Opt-in and cheap. Only the workflow's own code is traced (files under ``root``, by default
+the working directory, minus ``.snakemake/``, virtual environments and site-packages), and
+for each function only its *first entry and last return per epoch* are kept (EAS: Apiwattanapong
+et al., ICSE'05), so memory grows with functions x messages, not with calls. An epoch ends at
+every message sent or received; together with per-message logs that is enough to compute exact
+happens-before offline.
+
+The clock is a per-process Lamport clock: +1 per recorded event, ``max(own, sender) + 1`` on
+receipt. Messages, file reads, parameter reads and template builds are written to the log as
+they happen (they survive a killed process); function records are written by :meth:`dump`
+(at exit, on SIGTERM, or explicitly by a worker before it ``os._exit``\\ s).
+
+Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
+
+* ``monitoring`` (default on 3.12+): ``sys.monitoring``; a code object outside the workflow is
+  DISABLEd after its first event, so foreign code costs nothing afterwards.
+* ``wrap`` (default on 3.11): an import hook wraps the functions and methods of workflow
+  modules imported after the tracer started, and the running script body is recorded as
+  ``<module>``. On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
+  interpreter to its slow, unspecialised tracing path (measured: 1.7x on a compute loop with
+  a no-op trace function), so wrapping is the only way to stay cheap. Functions defined in
+  the script file itself and nested functions are not seen individually: a query naming one
+  falls back to its enclosing script body (conservative).
+* ``settrace``: ``sys.settrace`` with line events off per frame; every function, at the 3.11
+  price. Forced by ``$DISTEA_DIGESTS`` (the benchmark's ground-truth runs).
+"""
+
+import atexit
+import functools
+import hashlib
+import importlib.abc
+import importlib.machinery
+import inspect
+import json
+import os
+import re
+import signal
+import socket
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import CodeType, FrameType, ModuleType
+from typing import Any, Optional
+
+from ._schema import header, job_key
+
+ENV_DIR = "DISTEA_TRACE"
+"""Directory to write traces to; tracing is off when unset."""
+ENV_ROOT = "DISTEA_TRACE_ROOT"
+"""Only code under this directory is traced (default: the working directory)."""
+ENV_MODE = "DISTEA_TRACE_MODE"
+"""``wrap``, ``settrace`` or ``monitoring`` (default: monitoring on 3.12+, else wrap)."""
+ENV_DIGESTS = "DISTEA_DIGESTS"
+"""When "1", also digest every traced call's arguments and return value (ground truth runs)."""
+
+_EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+class ProcessTrace:
+    """The trace of one process: its clock, its live log and its function table."""
+
+    def __init__(
+        self,
+        directory: "str | os.PathLike[str]",
+        role: str,
+        *,
+        root: "str | os.PathLike[str] | None" = None,
+        name: Optional[str] = None,
+        job: Optional[str] = None,
+        digests: bool = False,
+        **extra: Any,
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.root = os.path.abspath(root or os.getcwd())
+        host, pid = socket.gethostname(), os.getpid()
+        self.name = name or f"{role}:{host}:{pid}"
+        self.role = role
+        self.job = job
+        self.digests = digests
+        self.clock = 0
+        self._lock = threading.RLock()
+        # Keys are code objects, or ("span", file, name) for bodies recorded by span().
+        self._epoch: dict[Any, list[int]] = {}
+        self._closed: list[dict[Any, list[int]]] = []
+        self._wanted: dict[Any, bool] = {}
+        self._names: dict[Any, str] = {}
+        self._aliases: dict[str, str] = {}
+        self._opened: set[str] = set()
+        self._params: set[tuple[str, str]] = set()
+        self._digest: dict[tuple[CodeType, str], list[Any]] = {}
+        self._dumped = False
+        self._functions_on = False
+        path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
+        self.path = path
+        self._out = open(path, "w", encoding="utf-8", buffering=1)
+        self._write(header("tracer", self.name, role=role, host=host, pid=pid, job=job, **extra))
+
+    # ------------------------------------------------------------------ live records
+    def _write(self, record: dict[str, Any]) -> None:
+        self._out.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def _tick_epoch(self) -> int:
+        """Advance the clock at a communication event, closing the current epoch."""
+        self.clock += 1
+        if self._epoch:
+            self._closed.append(self._epoch)
+            self._epoch = {}
+        return self.clock
+
+    def send(self, message_id: str, to: str, job: Optional[str] = None) -> int:
+        """Log a message about to be sent; return the clock to piggyback on it."""
+        with self._lock:
+            clock = self._tick_epoch()
+            self._write({"k": "send", "m": message_id, "c": clock, "to": to, "job": job})
+            return clock
+
+    def recv(
+        self, message_id: str, sender_clock: int, sender: str, job: Optional[str] = None
+    ) -> int:
+        """Log a received message; the Lamport rule moves this clock past the sender's."""
+        with self._lock:
+            self.clock = max(self.clock, int(sender_clock))
+            clock = self._tick_epoch()
+            self._write({"k": "recv", "m": message_id, "c": clock, "from": sender, "job": job})
+            return clock
+
+    def note_template(self, name: str) -> None:
+        """A sticky template's state starts building here (the source of a template change)."""
+        with self._lock:
+            self.clock += 1
+            self._write({"k": "tmpl", "n": name, "c": self.clock})
+
+    def note_param(self, name: str, job: Optional[str]) -> None:
+        with self._lock:
+            if (name, job or "") in self._params:
+                return
+            self._params.add((name, job or ""))
+            self.clock += 1
+            self._write({"k": "param", "n": name, "c": self.clock, "job": job})
+
+    def note_open(self, path: str) -> None:
+        """First read of a data file in this process (file write -> read edges land here)."""
+        with self._lock:
+            if path in self._opened:
+                return
+            self._opened.add(path)
+            self.clock += 1
+            self._write({"k": "open", "p": path, "c": self.clock})
+
+    # ------------------------------------------------------------------ functions
+    def alias(self, real_file: str, shown_file: str) -> None:
+        """Report code of ``real_file`` under ``shown_file`` (Snakemake's temporary script)."""
+        self._aliases[os.path.abspath(real_file)] = os.path.abspath(shown_file)
+
+    def _decide(self, code: CodeType) -> bool:
+        filename = os.path.abspath(code.co_filename)
+        filename = self._aliases.get(filename, filename)
+        wanted = (
+            filename.startswith(self.root + os.sep)
+            and not any(part in filename for part in _EXCLUDED_PARTS)
+            and not code.co_filename.startswith("<")
+        )
+        if wanted:
+            module = os.path.relpath(filename, self.root)
+            module = module[:-3] if module.endswith(".py") else module
+            self._names[code] = module.replace(os.sep, ".") + "." + code.co_qualname
+        self._wanted[code] = wanted
+        return wanted
+
+    def _first(self, code: Any) -> None:
+        """First entry in this epoch: the only function event that advances the clock.
+
+        A later return only records the current clock: EAS needs ``last(m) >= first(c)``
+        exactly when m returned after c first started, and c's first entry took a fresh
+        clock value, so returns need no tick of their own (and the hot path stays cheap).
+        """
+        self.clock += 1
+        self._epoch[code] = [self.clock, self.clock]
+
+    def _enter(self, code: Any) -> None:
+        if code not in self._epoch:
+            self._first(code)
+
+    def _leave(self, code: Any) -> None:
+        span = self._epoch.get(code)
+        if span is None:
+            self._first(code)
+        else:
+            span[1] = self.clock
+
+    def _digest_call(self, code: CodeType, frame: FrameType) -> None:
+        job = self.job or ""
+        slot = self._digest.setdefault((code, job), [0, hashlib.blake2b(digest_size=16)])
+        slot[0] += 1
+        args = {k: frame.f_locals.get(k) for k in code.co_varnames[: code.co_argcount]}
+        slot[1].update(_stable(args).encode())
+
+    def _digest_return(self, code: CodeType, value: Any) -> None:
+        slot = self._digest.get((code, self.job or ""))
+        if slot is not None:
+            slot[1].update(b"->" + _stable(value).encode())
+
+    def start_functions(self) -> None:
+        """Start recording the workflow's own functions in every thread of this process."""
+        if self._functions_on:
+            return
+        self._functions_on = True
+        self.mode = self._choose_mode()
+        if self.mode == "monitoring":
+            self._start_monitoring()
+            return
+        if self.mode == "wrap":
+            self._start_wrapping()
+            return
+        wanted, decide, enter, leave = self._wanted, self._decide, self._enter, self._leave
+        digests = self.digests
+
+        def local(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "return":
+                leave(frame.f_code)
+                if digests:
+                    self._digest_return(frame.f_code, arg)
+            return local
+
+        def call(frame: FrameType, event: str, arg: Any) -> Any:
+            if event != "call":
+                return None
+            code = frame.f_code
+            ok = wanted.get(code)
+            if ok is None:
+                ok = decide(code)
+            if not ok:
+                return None
+            enter(code)
+            if digests:
+                self._digest_call(code, frame)
+            frame.f_trace_lines = False
+            return local
+
+        # Frames already running (a script's module body) are entered now and traced to return.
+        frame: Optional[FrameType] = sys._getframe(1)
+        running = []
+        while frame is not None:
+            running.append(frame)
+            frame = frame.f_back
+        sys.settrace(call)
+        threading.settrace(call)
+        for frame in reversed(running):
+            code = frame.f_code
+            ok = wanted.get(code)
+            if ok is None:
+                ok = decide(code)
+            if ok:
+                enter(code)
+                frame.f_trace_lines = False
+                frame.f_trace = local
+
+    def _choose_mode(self) -> str:
+        if self.digests:
+            return "settrace"
+        wanted = os.environ.get(ENV_MODE, "")
+        if wanted == "monitoring" and not hasattr(sys, "monitoring"):
+            wanted = ""
+        if wanted in ("wrap", "settrace", "monitoring"):
+            return wanted
+        return "monitoring" if hasattr(sys, "monitoring") else "wrap"
+
+    # ---- wrap mode -----------------------------------------------------------------------
+    def _start_wrapping(self) -> None:
+        self._finder = _WrappingFinder(self)
+        sys.meta_path.insert(0, self._finder)
+        for module in list(sys.modules.values()):
+            self.wrap_module(module)
+        frame: Optional[FrameType] = sys._getframe(2)
+        self._bodies: list[Any] = []
+        while frame is not None:
+            code = frame.f_code
+            ok = self._wanted.get(code)
+            if ok is None:
+                ok = self._decide(code)
+            if ok:
+                self._enter(code)
+                self._bodies.append(code)
+            frame = frame.f_back
+
+    def wrap_module(self, module: ModuleType) -> None:
+        """Wrap the workflow functions and methods defined in ``module``."""
+        filename = getattr(module, "__file__", None)
+        if not filename or getattr(module, "__distea_wrapped__", False):
+            return
+        full = os.path.abspath(filename)
+        if not full.startswith(self.root + os.sep) or any(p in full for p in _EXCLUDED_PARTS):
+            return
+        name = module.__name__
+        for attr, value in list(vars(module).items()):
+            if inspect.isfunction(value) and value.__module__ == name:
+                setattr(module, attr, self._wrap(value))
+            elif inspect.isclass(value) and value.__module__ == name:
+                for key, member in list(vars(value).items()):
+                    if inspect.isfunction(member):
+                        setattr(value, key, self._wrap(member))
+                    elif isinstance(member, (staticmethod, classmethod)):
+                        inner = self._wrap(member.__func__)
+                        setattr(value, key, type(member)(inner))
+        try:
+            module.__distea_wrapped__ = True  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+
+    def _wrap(self, fn: Any) -> Any:
+        code = fn.__code__
+        if getattr(fn, "__distea_wrapped__", False):
+            return fn
+        ok = self._wanted.get(code)
+        if ok is None:
+            ok = self._decide(code)
+        if not ok:
+            return fn
+        trace, first = self, self._first
+        if inspect.isgeneratorfunction(fn):
+            enter, leave = self._enter, self._leave
+
+            @functools.wraps(fn)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                enter(code)
+                try:
+                    return (yield from fn(*args, **kwargs))
+                finally:
+                    leave(code)
+
+            wrapper = generator
+        else:
+            # The hot path of wrap mode, inlined: one membership test on the way in, one
+            # dict lookup and one store on the way out.
+            @functools.wraps(fn)
+            def function(*args: Any, **kwargs: Any) -> Any:
+                if code not in trace._epoch:
+                    first(code)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    span = trace._epoch.get(code)
+                    if span is None:
+                        first(code)
+                    else:
+                        span[1] = trace.clock
+
+            wrapper = function
+        wrapper.__distea_wrapped__ = True  # type: ignore[attr-defined]
+        return wrapper
+
+    @contextmanager
+    def span(self, filename: str, qualname: str = "<module>") -> Iterator[None]:
+        """Record a body the tracer cannot see by itself (a module body, a worker's script)."""
+        key = ("span", os.path.abspath(filename), qualname)
+        if key not in self._names:
+            module = os.path.relpath(os.path.abspath(filename), self.root)
+            module = module[:-3] if module.endswith(".py") else module
+            self._names[key] = module.replace(os.sep, ".") + "." + qualname
+            self._wanted[key] = True
+        self._enter(key)
+        try:
+            yield
+        finally:
+            self._leave(key)
+
+    def _start_monitoring(self) -> None:  # pragma: no cover - Python 3.12+ only
+        mon = sys.monitoring  # type: ignore[attr-defined]
+        tool = mon.PROFILER_ID
+        mon.use_tool_id(tool, "distea")
+        wanted, decide, enter, leave = self._wanted, self._decide, self._enter, self._leave
+        disable = mon.DISABLE
+
+        def start(code: CodeType, offset: int) -> Any:
+            ok = wanted.get(code)
+            if ok is None:
+                ok = decide(code)
+            if not ok:
+                return disable
+            enter(code)
+            return None
+
+        def finish(code: CodeType, offset: int, value: Any) -> Any:
+            if not wanted.get(code):
+                return disable
+            leave(code)
+            return None
+
+        events = mon.events
+        mon.register_callback(tool, events.PY_START, start)
+        mon.register_callback(tool, events.PY_RESUME, start)
+        mon.register_callback(tool, events.PY_RETURN, finish)
+        mon.register_callback(tool, events.PY_YIELD, finish)
+        mon.set_events(
+            tool, events.PY_START | events.PY_RESUME | events.PY_RETURN | events.PY_YIELD
+        )
+        self._monitoring_tool = tool
+        frame: Optional[FrameType] = sys._getframe(2)
+        while frame is not None:
+            ok = wanted.get(frame.f_code)
+            if ok is None and decide(frame.f_code):
+                enter(frame.f_code)
+            frame = frame.f_back
+
+    def _stop_functions(self) -> None:
+        if not self._functions_on:
+            return
+        tool = getattr(self, "_monitoring_tool", None)
+        if tool is not None:  # pragma: no cover - Python 3.12+ only
+            sys.monitoring.set_events(tool, 0)  # type: ignore[attr-defined]
+            sys.monitoring.free_tool_id(tool)  # type: ignore[attr-defined]
+        elif self.mode == "wrap":
+            if self._finder in sys.meta_path:
+                sys.meta_path.remove(self._finder)
+            for code in self._bodies:  # bodies running when tracing began end with it
+                self._leave(code)
+        else:
+            sys.settrace(None)
+            threading.settrace(None)
+        self._functions_on = False
+
+    def set_job(self, job: Optional[str]) -> None:
+        """The job this process is serving now (sticky workers, for digests)."""
+        self.job = job
+
+    def dump(self) -> None:
+        """Write the function records and the final clock; later calls do nothing."""
+        with self._lock:
+            if self._dumped:
+                return
+            self._dumped = True
+            self._stop_functions()
+            self.clock += 1
+            # Functions still on a stack never return: EAS treats them as returned-into now.
+            frames = [] if getattr(self, "mode", "") == "wrap" else sys._current_frames().values()
+            for frame in frames:
+                f: Optional[FrameType] = frame
+                while f is not None:
+                    if self._wanted.get(f.f_code):
+                        self._leave(f.f_code)
+                    f = f.f_back
+            epochs = [*self._closed, self._epoch]
+            for epoch in epochs:
+                for code, (first, last) in epoch.items():
+                    self._write({"k": "fn", "f": self._names[code], "c": [first, last]})
+            for (code, job), (count, digest) in self._digest.items():
+                name = self._names[code]
+                self._write(
+                    {"k": "digest", "f": name, "job": job, "n": count, "h": digest.hexdigest()}
+                )
+            self._write({"k": "end", "c": self.clock})
+            self._out.close()
+
+
+class _WrappingFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as usual; wraps the workflow's own modules after they executed."""
+
+    def __init__(self, trace: ProcessTrace) -> None:
+        self.trace = trace
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        # Cheap refusal first: this finder sits in front of every import of the process.
+        root = self.trace.root
+        if path is None:
+            head = fullname.partition(".")[0]
+            places = [os.path.abspath(p or ".") for p in sys.path if isinstance(p, str)]
+            places = [p for p in places if p == root or p.startswith(root + os.sep)]
+            if not any(
+                os.path.exists(os.path.join(p, head + ".py"))
+                or os.path.isdir(os.path.join(p, head))
+                for p in places
+            ):
+                return None
+        elif not any(os.path.abspath(p).startswith(root + os.sep) for p in path):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.loader is None or not spec.origin:
+            return None
+        origin = os.path.abspath(spec.origin)
+        if not origin.startswith(self.trace.root + os.sep) or not origin.endswith(".py"):
+            return None
+        if any(part in origin for part in _EXCLUDED_PARTS):
+            return None
+        spec.loader = _WrappingLoader(spec.loader, self.trace)
+        return spec
+
+
+class _WrappingLoader(importlib.abc.Loader):
+    def __init__(self, loader: Any, trace: ProcessTrace) -> None:
+        self.loader = loader
+        self.trace = trace
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        with self.trace.span(module.__file__ or module.__name__):
+            self.loader.exec_module(module)
+        self.trace.wrap_module(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loader, name)
+
+
+def _stable(value: Any, depth: int = 0) -> str:
+    """A run-independent text for a value: no memory addresses, sets sorted, arrays by bytes."""
+    if depth > 4:
+        return type(value).__name__
+    if value is None or isinstance(value, (bool, int, str, bytes)):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(round(value, 9))
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_stable(v, depth + 1) for v in value[:200]) + "]"
+    if isinstance(value, dict):
+        items = sorted(((str(k), _stable(v, depth + 1)) for k, v in list(value.items())[:200]))
+        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_stable(v, depth + 1) for v in value)) + "}"
+    tobytes = getattr(value, "tobytes", None)
+    if callable(tobytes):
+        try:
+            return hashlib.blake2b(tobytes(), digest_size=8).hexdigest()
+        except Exception:
+            pass
+    try:
+        return _ADDRESS.sub("", repr(value))
+    except Exception:
+        return type(value).__name__
+
+
+class _RecordingParams:
+    """Stands in for ``snakemake.params`` and notes which parameters a job actually reads."""
+
+    def __init__(self, params: Any, trace: ProcessTrace, job: Optional[str]) -> None:
+        object.__setattr__(self, "_p", params)
+        object.__setattr__(self, "_t", trace)
+        object.__setattr__(self, "_j", job)
+
+    def _names(self) -> list[str]:
+        return list(getattr(self._p, "_names", {}) or [])
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("_"):
+            self._t.note_param(name, self._j)
+        return getattr(self._p, name)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            self._t.note_param(key, self._j)
+        else:
+            for name in self._names():
+                self._t.note_param(name, self._j)
+        return self._p[key]
+
+    def __iter__(self) -> Any:
+        for name in self._names():
+            self._t.note_param(name, self._j)
+        return iter(self._p)
+
+    def __len__(self) -> int:
+        return len(self._p)
+
+    def items(self) -> Any:
+        for name in self._names():
+            self._t.note_param(name, self._j)
+        return self._p.items()
+
+    def keys(self) -> Any:
+        return self._p.keys()
+
+
+def watch_job(trace: ProcessTrace, smk: Any) -> str:
+    """Name the job of a ``snakemake`` object and record its parameter reads; return its key.
+
+    ``snakemake.params`` is a property rebuilt on every access, so the object's class is
+    swapped for a subclass whose ``params`` wraps the real one in a recorder.
+    """
+    key = job_key(smk.rule, dict(smk.wildcards.items()), list(smk.output))
+    try:
+        smk.__dict__["_distea_watch"] = (trace, key)
+        smk.__class__ = _watched_class(type(smk))
+    except Exception:  # an unusual object: its parameters count as read at job start
+        pass
+    return key
+
+
+_WATCHED: dict[type, type] = {}
+
+
+def _watched_class(base: type) -> type:
+    if getattr(base, "_distea_watched", False):
+        return base
+    cls = _WATCHED.get(base)
+    if cls is None:
+        real = base.__dict__.get("params") or getattr(base, "params", None)
+
+        def params(self: Any) -> Any:
+            value = real.__get__(self, base) if hasattr(real, "__get__") else real
+            trace, key = self.__dict__["_distea_watch"]
+            return _RecordingParams(value, trace, key)
+
+        cls = type(base.__name__, (base,), {"params": property(params), "_distea_watched": True})
+        cls.__module__ = base.__module__
+        cls.__qualname__ = base.__qualname__
+        _WATCHED[base] = cls
+    return cls
+
+
+_ACTIVE: Optional[ProcessTrace] = None
+
+
+def active() -> Optional[ProcessTrace]:
+    """The trace of this process, if tracing was started."""
+    return _ACTIVE
+
+
+def start(
+    role: str,
+    directory: Optional[str] = None,
+    aliases: Optional[dict[str, str]] = None,
+    **fields: Any,
+) -> Optional[ProcessTrace]:
+    """Start tracing this process when ``$DISTEA_TRACE`` (or ``directory``) names a folder.
+
+    Returns None, doing nothing, when tracing is not requested. Installs the file-read audit
+    hook, the function tracer and the exit handlers (atexit and SIGTERM, which ends a
+    Snakemake service job).
+    """
+    global _ACTIVE
+    if _ACTIVE is not None:
+        return _ACTIVE
+    directory = directory or os.environ.get(ENV_DIR)
+    if not directory:
+        return None
+    trace = ProcessTrace(
+        directory,
+        role,
+        root=os.environ.get(ENV_ROOT),
+        digests=os.environ.get(ENV_DIGESTS) == "1",
+        **fields,
+    )
+    for real, shown in (aliases or {}).items():
+        trace.alias(real, shown)
+    _ACTIVE = trace
+    _install_open_hook(trace)
+    atexit.register(trace.dump)
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_term(signum: int, frame: Any) -> None:
+            trace.dump()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise SystemExit(128 + signum)
+
+        signal.signal(signal.SIGTERM, on_term)
+    trace.start_functions()
+    return trace
+
+
+def _install_open_hook(trace: ProcessTrace) -> None:
+    root = trace.root + os.sep
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or _ACTIVE is not trace or trace._dumped:
+            return
+        path, mode, flags = args
+        if not isinstance(path, str):
+            return
+        if mode is not None:
+            if "r" not in mode or "+" in mode:
+                return
+        elif flags is None or flags & 3 != os.O_RDONLY:
+            return
+        full = os.path.abspath(path)
+        if not full.startswith(root) or full.endswith((".py", ".pyc")):
+            return
+        relative = full[len(root) :]
+        if relative.startswith(".snakemake") or "__pycache__" in relative:
+            return
+        trace.note_open(relative)
+
+    sys.addaudithook(hook)
