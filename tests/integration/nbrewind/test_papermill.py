@@ -298,6 +298,13 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
     shutil.copy(site_a / "out.ipynb", site_b / "moved.ipynb")
     shutil.copytree(site_a / ".nbrewind", site_b / ".nbrewind")
     pack(site_a / "out.ipynb", site_c / "packed.ipynb")
+    site_e = tmp_path / "e"
+    assert pack(site_a / "out.ipynb", site_e / "bundled.ipynb", bundle=True)["bundled"] == 5
+    bundled = record_of(nbformat.read(str(site_e / "bundled.ipynb"), 4), "import numpy")
+    assert "inline" not in bundled["writes"]["big"] and "object" in bundled["writes"]["big"]
+    digest = bundled["writes"]["big"]["digest"].partition(":")[2]
+    assert (site_e / ".nbrewind" / "objects" / digest[:2] / digest[2:]).is_file()
+    assert {r.trust for r in inspect(site_e / "bundled.ipynb")} == {"trusted"}
     shutil.rmtree(site_a)
     for site, name in ((site_b, "moved.ipynb"), (site_c, "packed.ipynb")):
         edited = nbformat.read(str(site / name), as_version=4)
