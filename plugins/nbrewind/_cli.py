@@ -1,0 +1,126 @@
+"""``nbrewind`` command line: run, pack, inspect, trust, import-lab, install-kernels."""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ._notebook import NotebookError, format_table, import_lab, inspect, pack, trust
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nbrewind",
+        description="Audit and repeat notebooks with cell checkpoints inside the .ipynb.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="papermill with the nbrewind engine and kernel")
+    run.add_argument("input", type=Path)
+    run.add_argument("output", type=Path)
+    run.add_argument("--repeat", action="store_true", help="repeat (default: audit)")
+    run.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="papermill parameter (value as in -p)",
+    )
+    run.add_argument("--cwd", default=None, help="working directory of the kernel")
+
+    pk = sub.add_parser("pack", help="make a notebook portable: checkpoints inline or bundled")
+    pk.add_argument("input", type=Path)
+    pk.add_argument("output", type=Path)
+    pk.add_argument(
+        "--bundle",
+        action="store_true",
+        help="keep blobs in a .nbrewind/ store beside OUTPUT instead of inline",
+    )
+
+    ins = sub.add_parser("inspect", help="per-cell table: reads, writes, sizes, status")
+    ins.add_argument("notebook", type=Path)
+
+    tr = sub.add_parser("trust", help="sign a reviewed notebook's checkpoints with your key")
+    tr.add_argument("notebook", type=Path)
+
+    il = sub.add_parser(
+        "import-lab", help="write the records kept while running NB in JupyterLab into NB"
+    )
+    il.add_argument("notebook", type=Path)
+
+    ik = sub.add_parser("install-kernels", help="install the two kernelspecs")
+    where = ik.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true")
+    where.add_argument("--sys-prefix", action="store_true", help="the default")
+    where.add_argument("--prefix", default=None)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "pack":
+            counts = pack(args.input, args.output, bundle=args.bundle)
+            what = "bundled in .nbrewind/" if args.bundle else "inline"
+            n = counts["bundled"] if args.bundle else counts["inlined"]
+            print(f"{args.output}: {n} checkpoint(s) {what}")
+            return 0
+        if args.command == "inspect":
+            print(format_table(inspect(args.notebook)))
+            return 0
+        if args.command == "trust":
+            counts = trust(args.notebook)
+            print(
+                f"{args.notebook}: {counts['signed']} cell record(s) signed, "
+                f"{counts['already']} already trusted"
+            )
+            return 0
+        if args.command == "import-lab":
+            counts = import_lab(args.notebook)
+            print(
+                f"{args.notebook}: {counts['imported']} cell record(s) imported; "
+                f"{counts['stale']} edited since they ran and {counts['missing']} never run "
+                "(they will execute on repeat)"
+            )
+            return 0
+        if args.command == "install-kernels":
+            from ._install import install_kernels
+
+            for path in install_kernels(user=args.user, prefix=args.prefix):
+                print(f"installed {path}")
+            return 0
+    except NotebookError as e:
+        print(f"nbrewind: {e}", file=sys.stderr)
+        return 2
+    return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    import papermill
+    from papermill.cli import _resolve_type
+    from papermill.engines import papermill_engines
+
+    from ._engine import NBRewindEngine
+
+    if "nbrewind" not in papermill_engines._engines:  # importable but not installed
+        papermill_engines.register("nbrewind", NBRewindEngine)
+
+    params = {name: _resolve_type(value) for name, value in args.parameter}
+    try:
+        papermill.execute_notebook(
+            str(args.input),
+            str(args.output),
+            parameters=params,
+            kernel_name="nbrewind-repeat" if args.repeat else "nbrewind-audit",
+            engine_name="nbrewind",
+            cwd=args.cwd,
+            progress_bar=False,
+        )
+    except papermill.PapermillExecutionError as e:
+        print(f"nbrewind: {e}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,376 @@
+"""The nbrewind kernels: IPython kernels that record, and restore, what each cell did.
+
+The papermill engine (:mod:`nbrewind._engine`) drives them: every ``execute_request`` it sends
+carries ``metadata.nbrewind`` (the names the cell reads, checkpoints to load first, where the
+store is). The kernel loads what it is told (after checking signatures and digests), runs the
+cell as the stock kernel would (same outputs), then checks at run time what the cell really
+wrote (rebinding and in-place mutation, with aliases), checkpoints it, and returns the record in
+the ``execute_reply`` metadata, which the engine writes into the cell's ``metadata.nbrewind``.
+
+Run without that metadata (a client that drops it, such as papermill's default engine), the
+kernel refuses with a message naming the fix instead of silently recording nothing. Started by
+JupyterLab (which sends cell ids), it behaves as a plain IPython kernel.
+"""
+
+import hashlib
+import json
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from ipykernel.ipkernel import IPythonKernel
+
+from ckptstore import file_digest
+
+from ._dataflow import analyse_cell, reads_closure, source_hash
+from ._notebook import lab_records_path
+from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob
+from ._signing import SigningKeyError, Trust, load_key, verify
+from ._values import blob_digest, load, serialize
+
+ENGINE_MISSING = (
+    "the {kernel} kernel records cell checkpoints through the nbrewind papermill engine, and "
+    "this client does not use it (papermill's default engine drops kernel metadata), so nothing "
+    "would be recorded. Run: papermill IN.ipynb OUT.ipynb -k {kernel} --engine nbrewind "
+    "(or: nbrewind run IN.ipynb OUT.ipynb)"
+)
+_MAX_SNAPSHOT_FILES = 50_000
+_IPYTHON_NAME = re.compile(r"^(_+|_i+|_i\d+|_\d+|_oh|_ih|_dh|__\w+__)$")
+"""IPython's output and input history and module dunders: not the user's variables."""
+
+
+class RestoreRefused(Exception):
+    """A checkpoint the engine asked for is not trusted here."""
+
+
+def environment(packages: "list[str]") -> dict[str, Any]:
+    """The facts a checkpoint's validity depends on: Python, platform, and the versions of the
+    given distributions (those the notebook's values came from)."""
+    from importlib import metadata
+
+    versions: dict[str, str] = {}
+    for name in packages:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "system": f"{platform.system()}-{platform.machine()}",
+        "packages": versions,
+    }
+
+
+_TOP_TO_DIST: Optional[dict[str, list[str]]] = None
+
+
+def _distributions_of(top_modules: set[str]) -> dict[str, str]:
+    """Versions of the distributions providing these top-level modules."""
+    global _TOP_TO_DIST
+    from importlib import metadata
+
+    found = {}
+    for top in sorted(top_modules):
+        try:  # most distributions are named like their module: no scan needed
+            found[top.lower().replace("_", "-")] = metadata.version(top)
+            continue
+        except metadata.PackageNotFoundError:
+            pass
+        if _TOP_TO_DIST is None:
+            _TOP_TO_DIST = metadata.packages_distributions()
+        for dist in _TOP_TO_DIST.get(top, []):
+            try:
+                found[dist.lower().replace("_", "-")] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                continue
+    return found
+
+
+class NBRewindKernel(IPythonKernel):
+    """An IPython kernel that audits (and, told by the engine, restores) cells."""
+
+    implementation = "nbrewind"
+    implementation_version = "1"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mode = os.environ.get("NBREWIND_MODE", "audit")
+        self._hashes: dict[str, tuple[int, str]] = {}
+        self._fn_globals: dict[str, frozenset[str]] = {}
+        self._record: Optional[dict[str, Any]] = None
+        self._key: Optional[bytes] = None
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        info = super().kernel_info
+        info["nbrewind"] = {"mode": self.mode}
+        return info
+
+    def finish_metadata(self, parent: Any, metadata: Any, reply_content: Any) -> Any:
+        metadata = super().finish_metadata(parent, metadata, reply_content)
+        if self._record is not None:
+            metadata["nbrewind"] = self._record
+        return metadata
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: Any = None,
+        allow_stdin: bool = False,
+        *,
+        cell_meta: Optional[dict[str, Any]] = None,
+        cell_id: Optional[str] = None,
+    ) -> dict[str, Any]:
+        self._record = None
+        request = (cell_meta or {}).get("nbrewind")
+
+        async def run() -> dict[str, Any]:
+            return await super(NBRewindKernel, self).do_execute(
+                code,
+                silent,
+                store_history=store_history,
+                user_expressions=user_expressions,
+                allow_stdin=allow_stdin,
+                cell_meta=cell_meta,
+                cell_id=cell_id,
+            )
+
+        if request is None:
+            if silent or os.environ.get("NBREWIND_ALLOW_PLAIN") == "1":
+                return await run()
+            if cell_id is not None:  # JupyterLab (it sends cell ids; nbclient does not)
+                return await self._lab_cell(code, cell_id, run)
+            kernel = f"nbrewind-{self.mode}"
+            return self._error_reply("NBRewindEngineMissing", ENGINE_MISSING.format(kernel=kernel))
+        if request.get("query") == "env":
+            self._record = {"status": "env", "env": environment(request.get("packages", []))}
+            return {
+                "status": "ok",
+                "execution_count": self.execution_count,
+                "payload": [],
+                "user_expressions": {},
+            }
+        try:
+            self._apply_loads(request)
+        except (BlobError, RestoreRefused, SigningKeyError) as e:
+            return self._error_reply("NBRewindRestoreError", str(e))
+        return await self._audited(code, request, run)
+
+    async def _lab_cell(self, code: str, cell_id: str, run: Any) -> dict[str, Any]:
+        """Under JupyterLab, which keeps no reply metadata either, the audit kernel appends
+        each cell's record beside the notebook; ``nbrewind import-lab NB`` writes them into
+        the saved notebook. The repeat kernel there runs cells as the stock kernel does."""
+        notebook = _lab_notebook()
+        if self.mode != "audit" or notebook is None:
+            return await run()
+        reply = await self._audited(code, {"store": str(notebook.parent / STORE_DIRNAME)}, run)
+        if self._record is not None:
+            sidecar = lab_records_path(notebook)
+            sidecar.parent.mkdir(parents=True, exist_ok=True)
+            line = json.dumps(
+                {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
+            )
+            with open(sidecar, "a") as f:
+                f.write(line + "\n")
+        return reply
+
+    # ---- restoring ----------------------------------------------------------------------
+
+    def _apply_loads(self, request: dict[str, Any]) -> None:
+        ns = self.shell.user_ns
+        for name in request.get("drop", []):
+            ns.pop(name, None)
+            self._hashes.pop(name, None)
+        loads = request.get("load", [])
+        if not loads:
+            return
+        if self._key is None:
+            self._key = load_key()
+        stores = [Path(p) for p in request.get("stores", [])]
+        for item in loads:
+            record = item["record"]
+            trust = verify(record, self._key)
+            if trust is not Trust.TRUSTED:
+                raise RestoreRefused(
+                    f"refusing to load checkpoints of cell {item.get('cell')}: {trust.value}"
+                )
+            for name in item["names"]:
+                entry = record["writes"][name]
+                value = load(entry["kind"], get_blob(entry, stores), ns)
+                ns[name] = value
+                self._hashes[name] = (id(value), entry["hash"])
+
+    # ---- auditing -----------------------------------------------------------------------
+
+    async def _audited(self, code: str, request: dict[str, Any], run: Any) -> dict[str, Any]:
+        ns = self.shell.user_ns
+        analysis = analyse_cell(code)
+        if "reads" in request:
+            reads = frozenset(request["reads"])
+        else:
+            reads = reads_closure(analysis.reads, self._fn_globals)
+        before = self._user_ids()
+        read_hashes = {n: self._hash_of(n) for n in sorted(reads) if n in before}
+        strings = request.get("files", sorted(analysis.strings))
+        files_read = {p: file_digest(Path(p)) for p in strings if _is_file(p)}
+        workflow = bool(request.get("workflow", analysis.workflow))
+        snapshot = _snapshot_files(Path.cwd()) if workflow else {}
+        started = time.perf_counter()
+        reply = await run()
+        seconds = time.perf_counter() - started
+        if reply.get("status") != "ok":
+            self._record = {"status": "error", "seconds": round(seconds, 6)}
+            # What the cell did before failing is unknown: forget cached hashes it may touch.
+            for name in reads | analysis.writes:
+                self._hashes.pop(name, None)
+            return reply
+
+        after = self._user_ids()
+        rebound = {n for n, i in after.items() if before.get(n) != i}
+        deleted = sorted(set(before) - set(after))
+        mutated = set()
+        for name, old in read_hashes.items():
+            if name in after and name not in rebound and self._fresh_hash(name) != old:
+                mutated.add(name)
+        mutated_ids = {after[n] for n in mutated}
+        mutated |= {n for n, i in after.items() if i in mutated_ids and n not in rebound}
+
+        identity = hashlib.sha256(
+            (source_hash(code) + repr(sorted(read_hashes.items()))).encode()
+        ).hexdigest()
+        store = Path(request["store"]) if request.get("store") else None
+        limit = int(request.get("inline_max", inline_max()))
+        writes: dict[str, Any] = {}
+        top_modules: set[str] = set()
+        for name in sorted(rebound | mutated):
+            value = ns[name]
+            s = serialize(value, f"{identity}:{name}")
+            self._hashes[name] = (id(value), s.hash)
+            entry: dict[str, Any] = {"kind": s.kind, "hash": s.hash, "type": s.type_name}
+            top_modules.add(s.type_name.split(".")[0])
+            if s.kind == "module":
+                top_modules.add(value.__name__.split(".")[0])
+            if s.blob is None:
+                entry["error"] = s.error[:300]
+            else:
+                entry["size"] = len(s.blob)
+                entry["digest"] = blob_digest(s.blob)
+                if store is None and len(s.blob) > limit:
+                    entry["kind"], entry["error"] = "unpicklable", "no checkpoint store given"
+                else:
+                    entry.update(put_blob(s.blob, entry["digest"], store or Path("."), limit))
+            writes[name] = entry
+        for name in deleted:
+            self._hashes.pop(name, None)
+        for name in analysis.functions:
+            if name in writes:
+                self._fn_globals[name] = analysis.functions[name]
+
+        files_written = {}
+        if workflow:
+            for path, stamp in _snapshot_files(Path.cwd()).items():
+                if snapshot.get(path) != stamp:
+                    files_written[path] = file_digest(Path(path))
+        top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
+        self._record = {
+            "status": "executed",
+            "reads": read_hashes,
+            "files_read": files_read,
+            "writes": writes,
+            "mutated": sorted(mutated),
+            "deleted": deleted,
+            "workflow": workflow,
+            "files_written": files_written,
+            "packages": _distributions_of(top_modules),
+            "python": ".".join(platform.python_version_tuple()[:2]),
+            "seconds": round(seconds, 6),
+        }
+        return reply
+
+    def _user_ids(self) -> dict[str, int]:
+        hidden = self.shell.user_ns_hidden
+        return {
+            name: id(value)
+            for name, value in self.shell.user_ns.items()
+            if not _IPYTHON_NAME.match(name) and not (name in hidden and hidden[name] is value)
+        }
+
+    def _hash_of(self, name: str) -> str:
+        value = self.shell.user_ns[name]
+        cached = self._hashes.get(name)
+        if cached is not None and cached[0] == id(value):
+            return cached[1]
+        return self._fresh_hash(name)
+
+    def _fresh_hash(self, name: str) -> str:
+        value = self.shell.user_ns[name]
+        cached = self._hashes.get(name)
+        s = serialize(value, f"unknown-producer:{name}")
+        if s.kind == "unpicklable" and cached is not None and cached[0] == id(value):
+            return cached[1]  # keeps the identity its producer gave it
+        self._hashes[name] = (id(value), s.hash)
+        return s.hash
+
+    def _error_reply(self, ename: str, evalue: str) -> dict[str, Any]:
+        content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
+        self.send_response(self.iopub_socket, "error", content)
+        return {
+            "status": "error",
+            "execution_count": self.execution_count,
+            "user_expressions": {},
+            "payload": [],
+            **content,
+        }
+
+
+def _lab_notebook() -> Optional[Path]:
+    """The notebook JupyterLab runs this kernel for (jupyter_server sets JPY_SESSION_NAME to
+    its path, and starts the kernel in the notebook's directory)."""
+    name = os.environ.get("JPY_SESSION_NAME", "")
+    if not name.endswith(".ipynb"):
+        return None
+    path = Path(name)
+    return path if path.is_absolute() else Path.cwd() / path.name
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path)
+    except (OSError, ValueError):
+        return False
+
+
+def _snapshot_files(root: Path) -> dict[str, tuple[int, int]]:
+    """Files under ``root`` (hidden directories skipped), by modification time and size."""
+    found: dict[str, tuple[int, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        for filename in filenames:
+            if filename.startswith(".") or filename.endswith(".ipynb"):
+                continue
+            path = os.path.join(dirpath, filename)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            found[os.path.relpath(path, root)] = (st.st_mtime_ns, st.st_size)
+            if len(found) >= _MAX_SNAPSHOT_FILES:
+                return found
+    return found
+
+
+def main() -> None:
+    from ipykernel.kernelapp import IPKernelApp
+
+    IPKernelApp.launch_instance(kernel_class=NBRewindKernel)
+
+
+if __name__ == "__main__":
+    main()

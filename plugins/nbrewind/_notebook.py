@@ -1,0 +1,278 @@
+"""Operations on audited notebooks at rest: pack, inspect, trust, import JupyterLab records."""
+
+import base64
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import nbformat
+
+from ._dataflow import analyse_cell, source_hash
+from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
+from ._signing import Trust, key_id, load_key, sign, verify
+
+LAB_RECORDS = "lab"
+"""Folder of the store directory where the audit kernel, run by JupyterLab, appends records."""
+
+
+class NotebookError(Exception):
+    """A notebook given to an nbrewind command cannot be used."""
+
+
+def outputs_digest(outputs: Iterable[Any]) -> str:
+    """Identity of a cell's outputs, so that edited or cleared outputs are never restored."""
+    data = json.dumps(list(outputs), sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+
+
+def lab_records_path(notebook: Path) -> Path:
+    return notebook.parent / STORE_DIRNAME / LAB_RECORDS / f"{notebook.name}.jsonl"
+
+
+def read_notebook(path: Path) -> Any:
+    try:
+        return nbformat.read(str(path), as_version=4)
+    except FileNotFoundError:
+        raise NotebookError(f"{path}: no such notebook") from None
+    except Exception as e:  # noqa: BLE001 - nbformat raises many kinds
+        raise NotebookError(f"{path} is not a readable notebook: {e}") from None
+
+
+def write_notebook(nb: Any, path: Path) -> None:
+    """Atomically: a reader never sees half a notebook."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        nbformat.write(nb, str(tmp))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def store_roots(path: Path, nb: Any) -> list[Path]:
+    roots = []
+    if os.environ.get("NBREWIND_STORE"):
+        roots.append(Path(os.environ["NBREWIND_STORE"]))
+    store = (nb.metadata.get("nbrewind") or {}).get("store") or STORE_DIRNAME
+    roots.append((path.parent / store).resolve())
+    roots.append(path.parent.resolve() / STORE_DIRNAME)
+    return list(dict.fromkeys(roots))
+
+
+def records(nb: Any) -> list[tuple[int, dict[str, Any]]]:
+    return [
+        (i, c.metadata["nbrewind"])
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and isinstance(c.metadata.get("nbrewind"), dict)
+    ]
+
+
+def pack(source: Path, dest: Path, bundle: bool = False) -> dict[str, int]:
+    """Write ``dest``: every checkpoint inline (one self-contained file), or, with ``bundle``,
+    the notebook plus a ``.nbrewind/`` object store beside it holding exactly what it uses."""
+    nb = read_notebook(source)
+    roots = store_roots(source, nb)
+    dest_store = dest.parent.resolve() / STORE_DIRNAME
+    counts = {"inlined": 0, "bundled": 0}
+    for _, record in records(nb):
+        for name, entry in record.get("writes", {}).items():
+            if "digest" not in entry:
+                continue
+            try:
+                blob = get_blob(entry, roots)
+            except BlobError as e:
+                raise NotebookError(f"cannot pack {source}: value {name!r}: {e}") from None
+            entry.pop("inline", None)
+            entry.pop("object", None)
+            if bundle:
+                entry.update(put_blob(blob, entry["digest"], dest_store, limit=-1))
+                counts["bundled"] += 1
+            else:
+                entry["inline"] = base64.b64encode(blob).decode("ascii")
+                counts["inlined"] += 1
+    nb.metadata.setdefault("nbrewind", {})["store"] = STORE_DIRNAME
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    write_notebook(nb, dest)
+    return counts
+
+
+@dataclass(frozen=True)
+class CellRow:
+    index: int
+    status: str
+    reason: str
+    reads: list[str]
+    writes: list[str]
+    inline_bytes: int
+    store_bytes: int
+    trust: str
+
+
+def inspect(path: Path) -> list[CellRow]:
+    nb = read_notebook(path)
+    try:
+        key: Optional[bytes] = load_key()
+    except Exception:  # noqa: BLE001 - inspecting needs no key; say "unknown" instead
+        key = None
+    rows = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        record = cell.metadata.get("nbrewind")
+        if not isinstance(record, dict):
+            rows.append(CellRow(index, "-", "no record", [], [], 0, 0, "-"))
+            continue
+        writes = record.get("writes", {})
+        inline = sum(len(w.get("inline", "")) * 3 // 4 for w in writes.values())
+        stored = sum(w.get("size", 0) for w in writes.values() if "object" in w)
+        trust = verify(record, key).value if key is not None and "sig" in record else "-"
+        rows.append(
+            CellRow(
+                index,
+                str(record.get("status", "?")),
+                str(record.get("reason", "")),
+                sorted(record.get("reads", {})) + sorted(record.get("files_read", {})),
+                [
+                    f"{n}{'' if w.get('kind') != 'unpicklable' else '(unpicklable)'}"
+                    for n, w in sorted(writes.items())
+                ]
+                + sorted(record.get("files_written", {})),
+                inline,
+                stored,
+                trust,
+            )
+        )
+    return rows
+
+
+def format_table(rows: list[CellRow]) -> str:
+    header = ("cell", "status", "trust", "inline", "store", "reads", "writes", "why")
+    lines = [header]
+    for r in rows:
+        lines.append(
+            (
+                str(r.index),
+                r.status,
+                r.trust,
+                _size(r.inline_bytes),
+                _size(r.store_bytes),
+                _names(r.reads),
+                _names(r.writes),
+                r.reason,
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+    out = []
+    for line in lines:
+        cells = [line[i].ljust(widths[i]) for i in range(len(widths))] + [line[-1]]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def _size(n: int) -> str:
+    if n == 0:
+        return "-"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def _names(names: list[str], limit: int = 40) -> str:
+    text = ",".join(names) or "-"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def trust(path: Path) -> dict[str, int]:
+    """Sign every record of a reviewed notebook with this user's key, after checking that every
+    checkpoint blob it references is present and matches its digest."""
+    nb = read_notebook(path)
+    key = load_key()
+    roots = store_roots(path, nb)
+    counts = {"signed": 0, "already": 0}
+    for index, record in records(nb):
+        if record.get("status") == "error" or "writes" not in record:
+            continue
+        for name, entry in record["writes"].items():
+            if "digest" in entry:
+                try:
+                    get_blob(entry, roots)
+                except BlobError as e:
+                    raise NotebookError(
+                        f"not trusting {path}: cell {index}, value {name!r}: {e}"
+                    ) from None
+        if verify(record, key) is Trust.TRUSTED:
+            counts["already"] += 1
+            continue
+        record["sig"] = sign(record, key)
+        counts["signed"] += 1
+    write_notebook(nb, path)
+    return counts
+
+
+def import_lab(path: Path) -> dict[str, int]:
+    """Write into a notebook saved from JupyterLab the records its audit kernel kept beside it.
+
+    JupyterLab, like nbclient, keeps no kernel reply metadata, so under JupyterLab the
+    ``nbrewind-audit`` kernel appends each cell's record to
+    ``.nbrewind/lab/<notebook>.jsonl`` (keyed by cell id). This takes, for each cell, its latest
+    record whose source matches the saved cell, completes it with the saved outputs, and signs
+    it. Cells run out of order are safe: a repeat re-executes any cell whose inputs differ."""
+    nb = read_notebook(path)
+    sidecar = lab_records_path(path)
+    if not sidecar.is_file():
+        raise NotebookError(
+            f"no JupyterLab records for {path} ({sidecar} is missing): run the notebook in "
+            "JupyterLab with the nbrewind-audit kernel first"
+        )
+    latest: dict[str, dict[str, Any]] = {}
+    for line in sidecar.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a killed kernel
+        latest[entry.get("cell_id", "")] = entry
+    key = load_key()
+    counts = {"imported": 0, "stale": 0, "missing": 0}
+    packages: dict[str, str] = {}
+    python = None
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        entry = latest.get(cell.get("id", ""))
+        if entry is None or entry["record"].get("status") != "executed":
+            counts["missing"] += 1
+            continue
+        if entry["source"] != source_hash(cell.source):
+            counts["stale"] += 1
+            continue
+        record = {k: v for k, v in entry["record"].items() if k != "status"}
+        record.update(
+            v=1,
+            source=entry["source"],
+            opaque=analyse_cell(cell.source).opaque,
+            outputs=outputs_digest(cell.get("outputs", [])),
+            execution_count=cell.get("execution_count"),
+        )
+        record["sig"] = sign(record, key)
+        record["status"], record["reason"] = "executed", "recorded in JupyterLab"
+        cell.metadata["nbrewind"] = record
+        packages.update(record.get("packages", {}))
+        python = record.get("python", python)
+        counts["imported"] += 1
+    nb.metadata["nbrewind"] = {
+        "version": 1,
+        "mode": "audit",
+        "store": STORE_DIRNAME,
+        "key_id": key_id(key),
+        "env": {"python": python, "packages": dict(sorted(packages.items()))},
+        "cells": {"executed": counts["imported"], "restored": 0},
+        "source": "jupyterlab",
+    }
+    write_notebook(nb, path)
+    return counts

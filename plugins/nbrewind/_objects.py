@@ -1,0 +1,89 @@
+"""Where checkpoint bytes live: inline in the notebook (small) or in a content-addressed store.
+
+Large blobs go to a :class:`ckptstore.CheckpointStore` (the same store format as
+checkpoint-aware rule skipping), by default ``.nbrewind/`` beside the notebook; records name
+them by sha256 only, so a notebook and its store can move together to another directory or
+site, and ``nbrewind pack`` can inline them. Every read re-hashes the bytes: a truncated or
+altered object is never handed to the unpickler.
+"""
+
+import base64
+import hashlib
+import os
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ckptstore import CheckpointStore
+
+DEFAULT_INLINE_MAX = 64 * 1024
+STORE_DIRNAME = ".nbrewind"
+
+
+class BlobError(Exception):
+    """A checkpoint blob is missing or does not match its digest."""
+
+
+def inline_max() -> int:
+    return int(os.environ.get("NBREWIND_INLINE_MAX", DEFAULT_INLINE_MAX))
+
+
+def put_blob(blob: bytes, digest: str, store_root: Path, limit: int) -> dict[str, Any]:
+    """Keep ``blob`` inline if small, else in the store; return the record fields."""
+    if len(blob) <= limit:
+        return {"inline": base64.b64encode(blob).decode("ascii")}
+    store = CheckpointStore(store_root)
+    if not store.has(digest):
+        tmp = store.root / "tmp" / f"nbrewind-{os.getpid()}-{secrets.token_hex(6)}"
+        try:
+            tmp.write_bytes(blob)
+            stored = store.put_file(tmp)
+        finally:
+            tmp.unlink(missing_ok=True)
+        if stored != digest:
+            raise BlobError(f"store {store_root} hashed a blob as {stored}, expected {digest}")
+    return {"object": digest}
+
+
+def get_blob(entry: dict[str, Any], store_roots: Sequence[Path]) -> bytes:
+    """The verified bytes of a write entry (``inline`` or ``object``)."""
+    digest = entry["digest"]
+    if "inline" in entry:
+        blob = base64.b64decode(entry["inline"])
+    else:
+        blob = _read_object(digest, store_roots)
+    if "sha256:" + hashlib.sha256(blob).hexdigest() != digest:
+        raise BlobError(f"checkpoint bytes do not match their digest {digest}: altered; not loaded")
+    return blob
+
+
+def copy_into(digest: str, store_roots: Sequence[Path], target_root: Path) -> None:
+    """Make ``target_root`` hold an object found in one of ``store_roots`` (so the notebook a
+    run writes finds every checkpoint it references in its own store)."""
+    target = CheckpointStore(target_root)
+    if target.has(digest):
+        return
+    for root in store_roots:
+        path = _object_path(root, digest)
+        if root != target_root and path.is_file():
+            if target.put_file(path) != digest:
+                raise BlobError(f"checkpoint object {digest} in {root} does not match its name")
+            return
+
+
+def _object_path(root: Path, digest: str) -> Path:
+    hexdigest = digest.partition(":")[2]
+    return root / "objects" / hexdigest[:2] / hexdigest[2:]
+
+
+def _read_object(digest: str, store_roots: Sequence[Path]) -> bytes:
+    for root in store_roots:
+        path = _object_path(root, digest)
+        if path.is_file():
+            return path.read_bytes()
+    searched = ", ".join(str(r) for r in store_roots) or "(no store)"
+    raise BlobError(
+        f"checkpoint object {digest} is not in any store searched ({searched}); copy the "
+        "notebook's .nbrewind/ store along, set NBREWIND_STORE, or use `nbrewind pack`"
+    )

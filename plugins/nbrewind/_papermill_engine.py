@@ -1,0 +1,469 @@
+"""The ``nbrewind`` papermill engine: it plans each cell, talks to the kernel, writes records.
+
+Import it as ``nbrewind._engine.NBRewindEngine`` (see there for why).
+
+Papermill's default engine (nbclient) sends no request metadata and drops the metadata the
+kernel attaches to its replies, so a kernel alone cannot write cell metadata. This engine is
+papermill's supported extension point (entry point ``papermill.engine: nbrewind``)::
+
+    papermill in.ipynb out.ipynb -k nbrewind-audit --engine nbrewind -p alpha 0.5
+    papermill out.ipynb again.ipynb -k nbrewind-repeat --engine nbrewind -p alpha 0.7
+
+Under ``nbrewind-audit`` every cell runs and is recorded. Under ``nbrewind-repeat`` each cell is
+restored or re-executed as :mod:`nbrewind._plan` decides; restored values are loaded into the
+kernel lazily, only when a re-executed cell reads them, so a no-change repeat unpickles nothing.
+"""
+
+import copy
+import logging
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+from nbclient.exceptions import CellExecutionError
+from nbclient.util import run_sync
+from papermill.clientwrap import PapermillNotebookClient
+from papermill.engines import NBClientEngine
+from papermill.utils import merge_kwargs, remove_args
+
+from ckptstore import file_digest
+
+from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
+from ._engine import NBRewindError, kernel_mode
+from ._notebook import outputs_digest
+from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, inline_max
+from ._plan import RESTORE, CellFacts, decide
+from ._signing import Trust, key_id, load_key, sign, verify
+
+log = logging.getLogger("nbrewind")
+FORMAT_VERSION = 1
+PARAMETER_TAGS = ("parameters", "injected-parameters")
+
+
+class NBRewindEngine(NBClientEngine):
+    """papermill engine ``nbrewind``."""
+
+    @classmethod
+    def execute_notebook(cls, nb: Any, kernel_name: Any, output_path: Any = None, **kwargs: Any):
+        # Papermill clears outputs before the engine runs; restoring needs them.
+        previous = [
+            (copy.deepcopy(c.get("outputs", [])), c.get("execution_count")) for c in nb.cells
+        ]
+        return super().execute_notebook(
+            nb,
+            kernel_name,
+            output_path=output_path,
+            nbrewind_previous=previous,
+            nbrewind_output=output_path,
+            **kwargs,
+        )
+
+    @classmethod
+    def execute_managed_notebook(
+        cls,
+        nb_man: Any,
+        kernel_name: Any,
+        log_output: bool = False,
+        stdout_file: Any = None,
+        stderr_file: Any = None,
+        start_timeout: int = 60,
+        execution_timeout: Any = None,
+        nbrewind_previous: Any = None,
+        nbrewind_output: Any = None,
+        **kwargs: Any,
+    ):
+        mode = kernel_mode(kernel_name)
+        input_path = kwargs.get("input_path")
+        kwargs = remove_args(["input_path"], **kwargs)
+        safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
+        final_kwargs = merge_kwargs(
+            safe_kwargs,
+            timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
+            startup_timeout=start_timeout,
+            kernel_name=kernel_name,
+            log=log,
+            log_output=log_output,
+            stdout_file=stdout_file,
+            stderr_file=stderr_file,
+        )
+        client = RewindClient(nb_man, **final_kwargs)
+        client.setup_rewind(
+            mode=mode,
+            previous=nbrewind_previous or [],
+            input_path=_local_path(input_path),
+            output_path=_local_path(nbrewind_output),
+        )
+        return client.execute()
+
+
+def _local_path(path: Any) -> Optional[Path]:
+    if not path or not isinstance(path, str | os.PathLike) or "://" in str(path):
+        return None
+    path = Path(path)
+    if not path.is_absolute():
+        try:
+            from papermill.iorw import papermill_io
+
+            base = getattr(papermill_io.get_handler(str(path)), "_cwd", None)
+        except Exception:  # noqa: BLE001 - best effort: fall back to the process cwd
+            base = None
+        path = Path(base or os.getcwd()) / path
+    return path.resolve()
+
+
+class RewindClient(PapermillNotebookClient):
+    """nbclient's cell loop with restore-or-run decisions and record keeping."""
+
+    def setup_rewind(
+        self,
+        mode: str,
+        previous: list[tuple[list[Any], Any]],
+        input_path: Optional[Path],
+        output_path: Optional[Path],
+    ) -> None:
+        self.rewind_mode = mode
+        self.previous = previous
+        self.records: list[Optional[dict[str, Any]]] = [
+            copy.deepcopy(dict(c.metadata.get("nbrewind") or {})) or None for c in self.nb.cells
+        ]
+        self.key = load_key()
+        notebook_dir = (output_path or input_path or Path.cwd() / "nb").parent
+        env_store = os.environ.get("NBREWIND_STORE")
+        self.store_root = Path(env_store).resolve() if env_store else notebook_dir / STORE_DIRNAME
+        roots = [self.store_root]
+        if input_path is not None:
+            roots.append(input_path.parent / STORE_DIRNAME)
+        self.store_roots = list(dict.fromkeys(roots))
+        self.analyses: dict[int, CellAnalysis] = {}
+        self.current: dict[str, str] = {}
+        self.changed_by: dict[str, str] = {}
+        self.pending: dict[str, int] = {}  # name -> index of the restored cell holding it
+        self.fn_globals: dict[str, frozenset[str]] = {}
+        self.env: Optional[dict[str, Any]] = None
+        self.reply_meta: Optional[dict[str, Any]] = None
+        self.counts = {"executed": 0, "restored": 0}
+        # "prefix" reproduces the published NBRewind artifact (reuse an unchanged prefix, re-run
+        # the whole suffix after the first re-executed cell), for comparison in the benchmark.
+        self.policy = os.environ.get("NBREWIND_POLICY", "dataflow")
+        if self.policy not in ("dataflow", "prefix"):
+            raise NBRewindError(
+                f"NBREWIND_POLICY={self.policy!r}: use 'dataflow' (default) or 'prefix'"
+            )
+        self.suffix_dirty = False
+        self.parameters_hash: Optional[str] = None
+        previous_params = (self.nb.metadata.get("nbrewind") or {}).get("parameters")
+        self.previous_parameters = previous_params
+        self.on_cell_executed = self._capture_reply
+        self._needed_after = self._static_reads_after()
+
+    def _static_reads_after(self) -> list[frozenset[str]]:
+        """For each cell, every name a later cell may read (including through the notebook's
+        functions): an unpicklable value of a restored cell must not be one of them."""
+        reads: list[frozenset[str]] = []
+        functions: dict[str, frozenset[str]] = {}
+        for index, cell in enumerate(self.nb.cells):
+            if cell.cell_type == "code":
+                analysis = self.analyses[index] = analyse_cell(cell.source)
+                functions.update(analysis.functions)
+                reads.append(reads_closure(analysis.reads, functions))
+            else:
+                reads.append(frozenset())
+        after: list[frozenset[str]] = [frozenset()] * len(reads)
+        acc: frozenset[str] = frozenset()
+        for index in range(len(reads) - 1, -1, -1):
+            after[index] = acc
+            acc = acc | reads[index]
+        return after
+
+    def papermill_execute_cells(self) -> None:
+        try:
+            super().papermill_execute_cells()
+        finally:
+            self._report()
+            self.nb.metadata["nbrewind"] = {
+                "version": FORMAT_VERSION,
+                "mode": self.rewind_mode,
+                "store": STORE_DIRNAME
+                if not os.environ.get("NBREWIND_STORE")
+                else str(self.store_root),
+                "key_id": key_id(self.key),
+                "env": _summarise_env(self.env, self.records),
+                "cells": dict(self.counts),
+                "parameters": self.parameters_hash,
+                "policy": self.policy,
+            }
+
+    def _report(self) -> None:
+        """Say on the console what repeat did, and loudly why when the environment changed."""
+        reasons = [(r or {}).get("reason", "") for r in self.records if (r or {}).get("status")]
+        for reason in sorted({r for r in reasons if r.startswith("environment changed")}):
+            count = reasons.count(reason)
+            self.log.warning("nbrewind: %s: %d cell(s) re-executed, not restored", reason, count)
+        self.log.info(
+            "nbrewind %s: %d cell(s) executed, %d restored",
+            self.rewind_mode,
+            self.counts["executed"],
+            self.counts["restored"],
+        )
+
+    async def _capture_reply(self, cell: Any, cell_index: int, execute_reply: Any) -> None:
+        self.reply_meta = (execute_reply or {}).get("metadata", {}).get("nbrewind")
+
+    async def _kernel_env(self) -> dict[str, Any]:
+        """Ask the kernel (once) for its Python and the versions of the packages the recorded
+        values came from: a checkpoint is only valid under the same ones."""
+        if self.env is None:
+            assert self.kc is not None
+            packages = sorted({p for r in self.records if r for p in r.get("packages", {})})
+            self._next_request = {"query": "env", "packages": packages}
+            msg_id = self.kc.execute("", silent=True, store_history=False)
+            reply = await self.async_wait_for_reply(await _maybe_await(msg_id))
+            meta = ((reply or {}).get("metadata") or {}).get("nbrewind") or {}
+            if "env" not in meta:
+                raise NBRewindError(
+                    f"kernel {self.kernel_name!r} did not answer as an nbrewind kernel; "
+                    "reinstall the kernels with `nbrewind install-kernels`"
+                )
+            self.env = meta["env"]
+        return self.env
+
+    async def async_execute_cell(  # type: ignore[override]
+        self,
+        cell: Any,
+        cell_index: int,
+        execution_count: Optional[int] = None,
+        store_history: bool = True,
+    ) -> Any:
+        if cell.cell_type != "code" or not cell.source.strip():
+            return await super().async_execute_cell(
+                cell, cell_index, execution_count, store_history
+            )
+        env = await self._kernel_env()
+        analysis = self.analyses.get(cell_index) or analyse_cell(cell.source)
+        functions = {**self.fn_globals, **analysis.functions}
+        reads = reads_closure(analysis.reads, functions)
+        tags = cell.metadata.get("tags", [])
+        is_parameters = any(t in tags for t in PARAMETER_TAGS)
+        record = self.records[cell_index] if cell_index < len(self.records) else None
+        if "injected-parameters" in tags:
+            self.parameters_hash = source_hash(cell.source)
+        if self.rewind_mode == "audit":
+            action, reason = "run", "audit: every cell runs"
+        elif self.policy == "prefix" and self.suffix_dirty:
+            action, reason = "run", "prefix policy: an earlier cell was re-executed"
+        else:
+            decision = decide(
+                self._facts(cell, cell_index, record, analysis, "injected-parameters" in tags),
+                self.current,
+                self.changed_by,
+                _digest_or_none,
+                env,
+            )
+            action, reason = decision.action, decision.reason
+            if self.policy == "prefix" and action != RESTORE:
+                # The artifact's cache key is (cell source, parent checkpoint): a changed
+                # source, new parameter values or a missing checkpoint miss, and so does every
+                # later cell. Cells we re-execute for what they are (workflow cells...) hit.
+                if "injected-parameters" in tags:
+                    self.suffix_dirty = source_hash(cell.source) != self.previous_parameters
+                else:
+                    self.suffix_dirty = not decision.structural
+        self.fn_globals.update(analysis.functions)
+        if action == RESTORE:
+            assert record is not None
+            self._restore(cell, cell_index, record, reason)
+            return cell
+        return await self._run(cell, cell_index, analysis, reads, reason, is_parameters, record)
+
+    def _facts(
+        self,
+        cell: Any,
+        index: int,
+        record: Optional[dict[str, Any]],
+        analysis: CellAnalysis,
+        injected: bool,
+    ) -> CellFacts:
+        trust = verify(record, self.key) if record else Trust.UNSIGNED
+        outputs = self.previous[index][0] if index < len(self.previous) else []
+        blobs = trust is Trust.TRUSTED and self._blobs_intact(record or {})
+        return CellFacts(
+            record=record,
+            source_hash=source_hash(cell.source),
+            opaque=analysis.opaque,
+            workflow=analysis.workflow,
+            trust=trust,
+            outputs_digest=outputs_digest(outputs),
+            blobs_present=blobs,
+            needed_later=self._needed_after[index],
+            injected_parameters=injected,
+        )
+
+    def _blobs_intact(self, record: dict[str, Any]) -> bool:
+        """Every checkpoint of a record is there and matches its signed digest. Checked before
+        restoring, so a damaged object means re-execution, not a failed load later."""
+        for entry in record.get("writes", {}).values():
+            if entry.get("kind") == "unpicklable":
+                continue
+            try:
+                get_blob(entry, self.store_roots)
+            except (BlobError, KeyError, ValueError):
+                return False
+        return True
+
+    def _restore(self, cell: Any, index: int, record: dict[str, Any], reason: str) -> None:
+        outputs, count = self.previous[index]
+        cell.outputs = copy.deepcopy(outputs)
+        cell.execution_count = count
+        for name, entry in record["writes"].items():
+            self.current[name] = entry["hash"]
+            self.changed_by.pop(name, None)
+            self.pending[name] = index
+            if "object" in entry:
+                copy_into(entry["digest"], self.store_roots, self.store_root)
+        for name in record.get("deleted", []):
+            self.current.pop(name, None)
+            self.pending.pop(name, None)
+        record = dict(record, status="restored", reason=reason)
+        cell.metadata["nbrewind"] = record
+        self.records[index] = record
+        self.counts["restored"] += 1
+
+    async def _run(
+        self,
+        cell: Any,
+        index: int,
+        analysis: CellAnalysis,
+        reads: frozenset[str],
+        reason: str,
+        is_parameters: bool,
+        old: Optional[dict[str, Any]],
+    ) -> Any:
+        wanted = set(self.pending) if analysis.opaque else reads
+        loads: dict[int, list[str]] = {}
+        for name in sorted(wanted & set(self.pending)):
+            holder = self.records[self.pending[name]]
+            assert holder is not None
+            if holder["writes"][name].get("kind") == "unpicklable":
+                log.warning("nbrewind: %s (from cell %d) could not be checkpointed", name, index)
+                continue
+            loads.setdefault(self.pending.pop(name), []).append(name)
+        request = {
+            "v": FORMAT_VERSION,
+            "reads": sorted(reads),
+            "files": sorted(analysis.strings),
+            "workflow": analysis.workflow,
+            "store": str(self.store_root),
+            "stores": [str(p) for p in self.store_roots],
+            "inline_max": inline_max(),
+            "load": [
+                {"cell": i, "record": self.records[i], "names": names} for i, names in loads.items()
+            ],
+        }
+        self._next_request = request
+        self.reply_meta = None
+        try:
+            await super().async_execute_cell(cell, index, store_history=True)
+        except CellExecutionError:
+            self._record_failure(cell, index, reason)
+            raise
+        meta = self.reply_meta
+        if not meta or meta.get("status") != "executed":
+            self._record_failure(cell, index, reason)
+            return cell
+        record = {k: v for k, v in meta.items() if k not in ("status",)}
+        if record.get("workflow") and old and old.get("source") == source_hash(cell.source):
+            # A workflow with nothing to do wrote nothing: its outputs are still the ones it
+            # produced before, as they are now on disk.
+            for path in old.get("files_written", {}):
+                digest = _digest_or_none(path)
+                if digest is not None:
+                    record["files_written"].setdefault(path, digest)
+        record.update(
+            v=FORMAT_VERSION,
+            source=source_hash(cell.source),
+            opaque=analysis.opaque,
+            outputs=outputs_digest(cell.outputs),
+            execution_count=cell.execution_count,
+        )
+        record["sig"] = sign(record, self.key)
+        record["status"], record["reason"] = "executed", reason
+        cell.metadata["nbrewind"] = record
+        self.records[index] = record
+        self.counts["executed"] += 1
+        why = "is a parameter that changed" if is_parameters else f"was recomputed by cell {index}"
+        old_writes = (old or {}).get("writes", {})
+        for name, entry in record["writes"].items():
+            self.current[name] = entry["hash"]
+            self.pending.pop(name, None)
+            if old_writes.get(name, {}).get("hash") != entry["hash"]:
+                self.changed_by[name] = why
+        for name in record.get("deleted", []):
+            self.current.pop(name, None)
+            self.pending.pop(name, None)
+        for name, digest in record.get("reads", {}).items():
+            self.current.setdefault(name, digest)
+        return cell
+
+    def _record_failure(self, cell: Any, index: int, reason: str) -> None:
+        record = {"status": "error", "reason": reason, "source": source_hash(cell.source)}
+        cell.metadata["nbrewind"] = record
+        self.records[index] = record
+
+    def _send_execute(self, code: str, **kwargs: Any) -> str:
+        """``kc.execute`` with our request in the message metadata (nbclient sends none)."""
+        assert self.kc is not None
+        content = {
+            "code": code,
+            "silent": kwargs.get("silent", False),
+            "store_history": kwargs.get("store_history", True),
+            "user_expressions": kwargs.get("user_expressions") or {},
+            "allow_stdin": False,
+            "stop_on_error": kwargs.get("stop_on_error", True),
+        }
+        metadata = {"nbrewind": self._next_request} if self._next_request else {}
+        self._next_request = None
+        msg = self.kc.session.msg("execute_request", content, metadata=metadata)
+        self.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
+
+    async def async_start_new_kernel_client(self) -> Any:
+        kc = await super().async_start_new_kernel_client()
+        self._next_request = None
+        kc.execute = self._send_execute  # type: ignore[method-assign]
+        return kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+
+# nbclient binds the sync wrapper at class definition: re-bind it to our override.
+RewindClient.execute_cell = run_sync(RewindClient.async_execute_cell)  # type: ignore[method-assign]
+
+
+async def _maybe_await(value: Any) -> Any:
+    if hasattr(value, "__await__"):
+        return await value
+    return value
+
+
+def _digest_or_none(path: str) -> Optional[str]:
+    try:
+        return file_digest(Path(path)) if os.path.isfile(path) else None
+    except OSError:
+        return None
+
+
+def _summarise_env(
+    env: Optional[dict[str, Any]], records: list[Optional[dict[str, Any]]]
+) -> dict[str, Any]:
+    """Run-level fingerprint: Python, platform, and the packages the notebook's values use."""
+    if env is None:
+        return {}
+    packages: dict[str, str] = {}
+    for record in records:
+        packages.update((record or {}).get("packages", {}))
+    return {
+        "python": env.get("python"),
+        "implementation": env.get("implementation"),
+        "system": env.get("system"),
+        "packages": dict(sorted(packages.items())),
+    }

@@ -1,0 +1,122 @@
+"""The repeat decision for one cell: restore it from its checkpoint, or re-execute it, and why.
+
+Pure: the engine gathers the facts (the cell's record, what the namespace holds now, file
+digests, trust), this module applies the policy. A cell is restored only when all hold:
+
+- it has a complete, trusted record whose checkpoints are all present;
+- its source is unchanged, and it is not opaque (magics, ``exec``) or a workflow cell;
+- every name it read has, now, the value (hash) it had when the record was made; every file it
+  read has the same content; the packages its values come from have the same versions;
+- no later cell needs a value of it that could not be checkpointed.
+
+This is a data-flow criterion, not a prefix: an edit in cell 3 re-executes exactly the cells
+whose inputs then come out different, and a re-executed cell whose outputs come out
+byte-identical does not invalidate its readers (early cutoff).
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ._signing import Trust
+
+RESTORE = "restore"
+RUN = "run"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``action`` is RESTORE or RUN. ``structural`` marks cells re-executed because of what
+    they are (papermill's parameters, workflow and opaque cells, unpicklable values), not
+    because something they depend on changed."""
+
+    action: str
+    reason: str
+    structural: bool = False
+
+
+@dataclass(frozen=True)
+class CellFacts:
+    """What the engine knows about a cell when it reaches it."""
+
+    record: Optional[Mapping[str, Any]]
+    source_hash: str
+    opaque: bool
+    workflow: bool
+    trust: Trust
+    outputs_digest: str
+    blobs_present: bool
+    needed_later: frozenset[str]
+    injected_parameters: bool = False
+
+
+def decide(
+    facts: CellFacts,
+    current: Mapping[str, str],
+    changed_by: Mapping[str, str],
+    file_digest_now: Callable[[str], Optional[str]],
+    env: Mapping[str, Any],
+) -> Decision:
+    """Restore or re-execute a cell under repeat, with the reason (shown to the user)."""
+    rec = facts.record
+    if facts.injected_parameters:
+        return Decision(RUN, "papermill parameters: always executed", structural=True)
+    if not rec or "writes" not in rec:
+        return Decision(RUN, "no checkpoint for this cell")
+    if rec.get("status") == "error":
+        return Decision(RUN, "it failed last time: no checkpoint")
+    if rec.get("source") != facts.source_hash:
+        return Decision(RUN, "its source changed")
+    python_now = ".".join(str(env.get("python", "")).split(".")[:2])
+    if rec.get("python") != python_now:
+        return Decision(
+            RUN,
+            f"environment changed: Python {rec.get('python')} -> {python_now}; checkpoints "
+            "from another Python version are not loaded",
+        )
+    packages = env.get("packages", {})
+    for dist, version in sorted(rec.get("packages", {}).items()):
+        if packages.get(dist) != version:
+            return Decision(
+                RUN,
+                f"environment changed: {dist} {version} -> {packages.get(dist, 'not installed')}",
+            )
+    if facts.workflow:
+        return Decision(
+            RUN,
+            "runs a Snakemake workflow: re-executed; its jobs restore from the workflow's "
+            "checkpoint store when unchanged",
+            structural=True,
+        )
+    if facts.opaque:
+        return Decision(
+            RUN, "uses magics or exec/eval: what it reads cannot be known", structural=True
+        )
+    if facts.trust is Trust.TAMPERED:
+        return Decision(RUN, "checkpoint TAMPERED (signature does not match): never loaded")
+    if facts.trust is Trust.OTHER_KEY:
+        return Decision(
+            RUN, "checkpoint signed by another key: not loaded (review it, then `nbrewind trust`)"
+        )
+    if facts.trust is Trust.UNSIGNED:
+        return Decision(RUN, "checkpoint unsigned: not loaded (review it, then `nbrewind trust`)")
+    for name, digest in sorted(rec.get("reads", {}).items()):
+        if current.get(name) != digest:
+            why = changed_by.get(name, "changed")
+            return Decision(RUN, f"reads {name}, which {why}")
+    for path, digest in sorted(rec.get("files_read", {}).items()):
+        if file_digest_now(path) != digest:
+            return Decision(RUN, f"reads file {path}, which changed")
+    unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
+    needed = [n for n in unpicklable if n in facts.needed_later]
+    if needed:
+        return Decision(
+            RUN,
+            f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads",
+            structural=True,
+        )
+    if not facts.blobs_present:
+        return Decision(RUN, "a checkpoint is missing or does not match its digest: not loaded")
+    if rec.get("outputs") != facts.outputs_digest:
+        return Decision(RUN, "its saved outputs are missing or were edited")
+    return Decision(RESTORE, "unchanged: same source, same inputs, trusted checkpoint")

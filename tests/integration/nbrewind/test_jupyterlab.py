@@ -1,0 +1,95 @@
+"""The audit kernel as JupyterLab drives it: a real kernel, execute requests with cell ids and
+JPY_SESSION_NAME as jupyter_server sets them; then `import-lab` and a papermill repeat."""
+
+import os
+from pathlib import Path
+from queue import Empty
+
+import nbformat
+import papermill
+import pytest
+from jupyter_client.manager import KernelManager
+
+from nbrewind import import_lab
+
+from .conftest import make_notebook, statuses
+
+pytestmark = pytest.mark.integration
+
+CELLS = ["base = 20", "values = [base, 1]\nvalues.append(21)", "total = sum(values)\nprint(total)"]
+
+
+def run_like_jupyterlab(notebook: Path) -> None:
+    """Execute every cell as JupyterLab does (cellId in the request metadata), then save the
+    notebook with its outputs, as the user would."""
+    nb = nbformat.read(str(notebook), as_version=4)
+    km = KernelManager(kernel_name="nbrewind-audit")
+    km.start_kernel(cwd=str(notebook.parent), env={**os.environ, "JPY_SESSION_NAME": str(notebook)})
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        for cell in nb.cells:
+            content = {
+                "code": cell.source,
+                "silent": False,
+                "store_history": True,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            }
+            msg = kc.session.msg("execute_request", content, metadata={"cellId": cell.id})
+            kc.shell_channel.send(msg)
+            reply = kc.get_shell_msg(timeout=60)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            cell.execution_count = reply["content"]["execution_count"]
+            cell.outputs = []
+            while True:
+                try:
+                    out = kc.get_iopub_msg(timeout=5)
+                except Empty:
+                    break
+                if out["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+                    continue
+                kind = out["msg_type"]
+                if kind == "status" and out["content"]["execution_state"] == "idle":
+                    break
+                if kind in ("stream", "execute_result", "display_data", "error"):
+                    cell.outputs.append(nbformat.v4.output_from_msg(out))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    nbformat.write(nb, str(notebook))
+
+
+def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path):
+    notebook = make_notebook(tmp_path / "lab.ipynb", CELLS)
+    run_like_jupyterlab(notebook)
+    saved = nbformat.read(str(notebook), as_version=4)
+    assert all("nbrewind" not in c.metadata for c in saved.cells), "Lab itself writes nothing"
+    assert saved.cells[-1].outputs[0]["text"] == "42\n"
+
+    assert import_lab(notebook) == {"imported": 3, "stale": 0, "missing": 0}
+    imported = nbformat.read(str(notebook), as_version=4)
+    record = imported.cells[1].metadata["nbrewind"]
+    assert set(record["writes"]) == {"values"} and record["mutated"] == []
+    assert record["reads"].keys() == {"base"} and record["sig"].startswith("hmac-sha256:")
+
+    nb = papermill.execute_notebook(
+        str(notebook),
+        str(tmp_path / "again.ipynb"),
+        kernel_name="nbrewind-repeat",
+        engine_name="nbrewind",
+        progress_bar=False,
+        cwd=str(tmp_path),
+    )
+    assert {s for s, _ in statuses(nb).values()} == {"restored"}
+    assert nb.cells[-1].outputs[0]["text"] == "42\n"
+
+
+def test_import_lab_without_records_says_what_to_do(tmp_path):
+    from nbrewind import NotebookError
+
+    notebook = make_notebook(tmp_path / "never.ipynb", ["x = 1"])
+    with pytest.raises(NotebookError, match="run the notebook in JupyterLab"):
+        import_lab(notebook)

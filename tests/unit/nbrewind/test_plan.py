@@ -1,0 +1,104 @@
+"""The repeat policy: restore only what is unchanged, with a reason for every re-execution."""
+
+import pytest
+
+from nbrewind import CellFacts, Trust, decide
+
+ENV = {"python": "3.11.7", "packages": {"numpy": "2.4.6"}}
+RECORD = {
+    "source": "sha256:src",
+    "python": "3.11",
+    "packages": {"numpy": "2.4.6"},
+    "reads": {"alpha": "sha256:a1", "data": "sha256:d1"},
+    "files_read": {"in.csv": "sha256:f1"},
+    "writes": {"model": {"kind": "pickle", "hash": "sha256:m1"}},
+    "outputs": "sha256:out",
+}
+CURRENT = {"alpha": "sha256:a1", "data": "sha256:d1"}
+
+
+def facts(**overrides):
+    base = dict(
+        record=RECORD,
+        source_hash="sha256:src",
+        opaque=False,
+        workflow=False,
+        trust=Trust.TRUSTED,
+        outputs_digest="sha256:out",
+        blobs_present=True,
+        needed_later=frozenset(),
+    )
+    base.update(overrides)
+    return CellFacts(**base)
+
+
+def files(path):
+    return {"in.csv": "sha256:f1"}.get(path)
+
+
+def test_unchanged_cell_is_restored():
+    d = decide(facts(), CURRENT, {}, files, ENV)
+    assert d.action == "restore"
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (dict(record=None), "no checkpoint"),
+        (dict(source_hash="sha256:other"), "source changed"),
+        (dict(workflow=True), "Snakemake workflow"),
+        (dict(opaque=True), "cannot be known"),
+        (dict(trust=Trust.TAMPERED), "TAMPERED"),
+        (dict(trust=Trust.OTHER_KEY), "another key"),
+        (dict(trust=Trust.UNSIGNED), "unsigned"),
+        (dict(blobs_present=False), "does not match its digest"),
+        (dict(outputs_digest="sha256:edited"), "outputs"),
+        (dict(injected_parameters=True), "parameters"),
+    ],
+)
+def test_each_reason_to_re_execute(change, reason):
+    d = decide(facts(**change), CURRENT, {}, files, ENV)
+    assert d.action == "run" and reason in d.reason
+
+
+def test_a_changed_input_names_the_input_and_its_cause():
+    d = decide(
+        facts(),
+        {**CURRENT, "alpha": "sha256:a2"},
+        {"alpha": "is a parameter that changed"},
+        files,
+        ENV,
+    )
+    assert d.action == "run" and d.reason == "reads alpha, which is a parameter that changed"
+
+
+def test_an_input_recomputed_to_the_same_value_does_not_invalidate():
+    """Early cutoff: what counts is the value's hash, not whether its producer ran."""
+    d = decide(facts(), dict(CURRENT), {"alpha": "was recomputed by cell 1"}, files, ENV)
+    assert d.action == "restore"
+
+
+def test_a_changed_input_file_re_executes():
+    d = decide(facts(), CURRENT, {}, lambda p: "sha256:f2", ENV)
+    assert d.action == "run" and "in.csv" in d.reason
+
+
+def test_another_python_or_package_version_re_executes_with_a_clear_reason():
+    d = decide(facts(), CURRENT, {}, files, {**ENV, "python": "3.12.1"})
+    assert d.action == "run" and "Python 3.11 -> 3.12" in d.reason
+    d = decide(facts(), CURRENT, {}, files, {**ENV, "packages": {"numpy": "2.5.0"}})
+    assert d.action == "run" and "numpy 2.4.6 -> 2.5.0" in d.reason
+
+
+def test_unpicklable_values_re_execute_only_when_a_later_cell_reads_them():
+    record = dict(RECORD, writes={"conn": {"kind": "unpicklable", "hash": "sha256:u"}})
+    assert decide(facts(record=record), CURRENT, {}, files, ENV).action == "restore"
+    d = decide(facts(record=record, needed_later=frozenset({"conn"})), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "conn" in d.reason
+
+
+def test_cells_re_executed_for_what_they_are_are_marked_structural():
+    """The prefix-only comparison policy must not count them as cache misses."""
+    assert decide(facts(workflow=True), CURRENT, {}, files, ENV).structural
+    assert decide(facts(opaque=True), CURRENT, {}, files, ENV).structural
+    assert not decide(facts(source_hash="sha256:x"), CURRENT, {}, files, ENV).structural
