@@ -1,0 +1,139 @@
+"""One round of a search: plan it from the history, and fold its results into the history.
+
+A round is stateless apart from its inputs (the records so far and the previous ranking), and
+every random choice is seeded from ``(spec.seed, round, sub-space)``: planning a round twice
+gives the same trials, so a search interrupted at any point resumes without repeating or
+losing a trial.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any, Optional
+
+import numpy as np
+
+from ._complexity import log_complexity
+from ._hardware import by_speed
+from ._ranking import SubspaceStats, assign_classes, rank_subspaces, split_round, subspace_stats
+from ._spec import SearchSpec
+from ._tpe import SubspaceOptimizer
+
+
+def trial_name(subspace: str, tid: int) -> str:
+    """The file-name-safe id of a trial: its sub-space and hyperopt id, e.g. ``svm_rbf.7``."""
+    return f"{subspace}.{tid}"
+
+
+def compute_stats(
+    spec: SearchSpec, history: Sequence[Mapping[str, Any]]
+) -> dict[str, SubspaceStats]:
+    """Statistics of every sub-space from the finished records."""
+    speeds = {c.name: c.speed for c in spec.classes.values()}
+    out = {}
+    for name, sub in spec.subspaces.items():
+        records = [r for r in history if r["subspace"] == name]
+        out[name] = subspace_stats(
+            name, log_complexity(sub.space), records, speeds, spec.min_results
+        )
+    return out
+
+
+def _predicted_costs(stats: Mapping[str, SubspaceStats]) -> dict[str, float]:
+    known = [s.mean_cost for s in stats.values() if s.mean_cost is not None]
+    default = float(np.mean(known)) if known else 1.0
+    return {n: s.mean_cost if s.mean_cost is not None else default for n, s in stats.items()}
+
+
+def _seed(*parts: int) -> int:
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
+def plan_round(
+    spec: SearchSpec,
+    round_index: int,
+    history: Sequence[Mapping[str, Any]],
+    previous_ranking: Optional[Mapping[str, Any]] = None,
+    n_trials: Optional[int] = None,
+) -> dict[str, Any]:
+    """The plan of one round: the ranking, which classes serve which sub-spaces, and the trials.
+
+    The ranking is recomputed when none exists yet or when ``spec.rerank_every`` results have
+    arrived since it was made; otherwise the previous one is kept.
+    """
+    stats = compute_stats(spec, history)
+    done = len(history)
+    if previous_ranking is None or done - int(previous_ranking["at_results"]) >= spec.rerank_every:
+        ranking = {"order": rank_subspaces(list(stats.values())), "at_results": done}
+    else:
+        ranking = dict(previous_ranking)
+    classes = by_speed(spec.classes)
+    allowed = {s: spec.classes_of(s) for s in spec.subspaces}
+    serving = assign_classes(ranking["order"], classes, allowed)
+    costs = _predicted_costs(stats)
+    rng = np.random.default_rng(_seed(spec.seed, round_index))
+    pairs = split_round(
+        spec.trials_per_round if n_trials is None else n_trials,
+        classes,
+        serving,
+        costs,
+        rng,
+        spec.planck_lambda,
+    )
+    trials: list[dict[str, Any]] = []
+    for index, name in enumerate(spec.subspaces):
+        wanted = [cls for cls, sub in pairs if sub == name]
+        if not wanted:
+            continue
+        records = [_tpe_record(r) for r in history if r["subspace"] == name]
+        optimizer = SubspaceOptimizer(spec.subspaces[name].space, records, spec.n_startup_jobs)
+        asked = optimizer.ask(len(wanted), _seed(spec.seed, round_index, index))
+        for cls, suggestion in zip(wanted, asked, strict=True):
+            trials.append(
+                {
+                    "trial": trial_name(name, suggestion.tid),
+                    "round": round_index,
+                    "subspace": name,
+                    "hw_class": cls,
+                    "tid": suggestion.tid,
+                    "vals": suggestion.vals,
+                    "params": suggestion.params,
+                    "predicted_cost": costs[name],
+                }
+            )
+    return {
+        "round": round_index,
+        "ranking": ranking,
+        "serving": serving,
+        "stats": {n: asdict(s) for n, s in stats.items()},
+        "trials": trials,
+    }
+
+
+def _tpe_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: record.get(k) for k in ("tid", "vals", "status", "loss")}
+
+
+def merge_round(
+    history: Sequence[Mapping[str, Any]],
+    plan: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """The history after a round: its records plus this round's, one per planned trial.
+
+    Raises ValueError if a planned trial has no result or a result was not planned: a round's
+    results must match its plan exactly.
+    """
+    by_name = {r["trial"]: dict(r) for r in results}
+    planned = {t["trial"] for t in plan["trials"]}
+    missing = planned - set(by_name)
+    extra = set(by_name) - planned
+    if missing or extra:
+        raise ValueError(
+            f"round {plan['round']}: results do not match the plan "
+            f"(missing {sorted(missing)}, unplanned {sorted(extra)})"
+        )
+    seen = {r["trial"] for r in history}
+    repeated = planned & seen
+    if repeated:
+        raise ValueError(f"round {plan['round']} repeats recorded trials {sorted(repeated)}")
+    return [*map(dict, history), *(by_name[t["trial"]] for t in plan["trials"])]
