@@ -29,4 +29,8 @@ if snakemake.resources.get("sticky"):
             stickyinvoc.TEMPLATES_ENV_VAR, os.path.join(basedir, stickyinvoc.TEMPLATES_FILENAME)
         )
     kwargs["state"] = stickyinvoc.state(snakemake)
-shadho.write_json(snakemake.output[0], shadho.evaluate(objective, trial, **kwargs))
+record = shadho.evaluate(objective, trial, **kwargs)
+# Where the job actually ran and with what: checks that each class's resources reached it.
+resources = {k: v for k, v in snakemake.resources.items() if not k.startswith("_")}
+record["job"] = {"threads": snakemake.threads, "resources": resources}
+shadho.write_json(snakemake.output[0], record)
