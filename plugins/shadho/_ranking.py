@@ -32,8 +32,14 @@ Round split: trials go one at a time to the class with the least predicted load 
 (:math:`L_c / (\mathrm{count}_c \cdot \mathrm{speed}_c)`, ties to the faster class); the class
 draws a sub-space from its ranked list with Planck weights
 :math:`p_k \propto e^{-\lambda k}` (lambda = 0.5: 0.455, 0.276, 0.167, 0.102 for four), and its
-load grows by that sub-space's predicted cost. This balances the classes' predicted finish
-times, which is what shortens a round with a barrier at its end.
+load grows by that sub-space's predicted cost. This decides how many trials each sub-space
+gets.
+
+Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
+(:mod:`shadho._costmodel`) and the trials are placed longest first, each on the worker slot
+(of a class serving its sub-space) where it would finish earliest, ties to the faster class:
+the LPT rule for machines of different speeds. Balancing predicted finish times is what
+shortens a round that ends with a barrier.
 """
 
 import math
@@ -225,4 +231,34 @@ def split_round(
         sub = subs[int(rng.choice(len(subs), p=planck_weights(len(subs), lam)))]
         load[cls.name] += predicted_cost[sub]
         out.append((cls.name, sub))
+    return out
+
+
+def place_trials(
+    predicted: Sequence[float],
+    candidates: Sequence[Sequence[str]],
+    classes: Sequence[HardwareClass],
+) -> list[str]:
+    """The class of each trial: longest predicted first, each on the worker slot (among its
+    candidate classes) where it would finish earliest; ``classes`` fastest first.
+
+    >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
+    >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
+    ['fast', 'slow', 'fast', 'slow']
+    """
+    finish = {c.name: [0.0] * c.count for c in classes}
+    out = [""] * len(predicted)
+    for i in sorted(range(len(predicted)), key=lambda i: -predicted[i]):
+        best: Optional[tuple[float, str, int]] = None
+        for c in classes:
+            if c.name not in candidates[i]:
+                continue
+            slot = min(range(c.count), key=finish[c.name].__getitem__)
+            end = finish[c.name][slot] + predicted[i] / c.speed
+            if best is None or end < best[0] - 1e-12:
+                best = (end, c.name, slot)
+        if best is None:
+            raise ValueError(f"trial {i} has no candidate class among {[c.name for c in classes]}")
+        finish[best[1]][best[2]] = best[0]
+        out[i] = best[1]
     return out

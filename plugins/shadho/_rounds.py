@@ -13,8 +13,16 @@ from typing import Any, Optional
 import numpy as np
 
 from ._complexity import log_complexity
+from ._costmodel import predict_costs
 from ._hardware import by_speed
-from ._ranking import SubspaceStats, assign_classes, rank_subspaces, split_round, subspace_stats
+from ._ranking import (
+    SubspaceStats,
+    assign_classes,
+    place_trials,
+    rank_subspaces,
+    split_round,
+    subspace_stats,
+)
 from ._spec import SearchSpec
 from ._tpe import SubspaceOptimizer
 
@@ -39,8 +47,12 @@ def compute_stats(
 
 
 def _predicted_costs(stats: Mapping[str, SubspaceStats]) -> dict[str, float]:
+    """Mean reference cost per sub-space; before any trial has run, SHADHO's static proxy
+    (log complexity, relative); a sub-space not yet run gets the mean of those that have."""
     known = [s.mean_cost for s in stats.values() if s.mean_cost is not None]
-    default = float(np.mean(known)) if known else 1.0
+    if not known:
+        return {n: max(s.log_complexity, 0.1) for n, s in stats.items()}
+    default = float(np.mean(known))
     return {n: s.mean_cost if s.mean_cost is not None else default for n, s in stats.items()}
 
 
@@ -79,27 +91,36 @@ def plan_round(
         rng,
         spec.planck_lambda,
     )
+    speeds = {c.name: c.speed for c in classes}
     trials: list[dict[str, Any]] = []
     for index, name in enumerate(spec.subspaces):
-        wanted = [cls for cls, sub in pairs if sub == name]
+        wanted = sum(1 for _, sub in pairs if sub == name)
         if not wanted:
             continue
-        records = [_tpe_record(r) for r in history if r["subspace"] == name]
-        optimizer = SubspaceOptimizer(spec.subspaces[name].space, records, spec.n_startup_jobs)
-        asked = optimizer.ask(len(wanted), _seed(spec.seed, round_index, index))
-        for cls, suggestion in zip(wanted, asked, strict=True):
+        mine = [r for r in history if r["subspace"] == name]
+        space = spec.subspaces[name].space
+        optimizer = SubspaceOptimizer(space, [_tpe_record(r) for r in mine], spec.n_startup_jobs)
+        asked = optimizer.ask(wanted, _seed(spec.seed, round_index, index))
+        predicted = predict_costs(space, mine, [s.vals for s in asked], speeds, costs[name])
+        for suggestion, cost in zip(asked, predicted, strict=True):
             trials.append(
                 {
                     "trial": trial_name(name, suggestion.tid),
                     "round": round_index,
                     "subspace": name,
-                    "hw_class": cls,
                     "tid": suggestion.tid,
                     "vals": suggestion.vals,
                     "params": suggestion.params,
-                    "predicted_cost": costs[name],
+                    "predicted_cost": cost,
                 }
             )
+    candidates = [[c for c, subs in serving.items() if t["subspace"] in subs] for t in trials]
+    for trial, cls in zip(
+        trials,
+        place_trials([t["predicted_cost"] for t in trials], candidates, classes),
+        strict=True,
+    ):
+        trial["hw_class"] = cls
     return {
         "round": round_index,
         "ranking": ranking,
