@@ -16,6 +16,7 @@ Typical use from Python::
 """
 
 from ._complexity import domain_term, domain_terms, log_complexity
+from ._costmodel import predict_costs
 from ._errors import ShadhoError, SpecError, StoreError
 from ._hardware import HardwareClass, by_speed, parse_hardware
 from ._ranking import (
@@ -23,6 +24,7 @@ from ._ranking import (
     assign_blocks,
     assign_classes,
     borda_scores,
+    place_trials,
     planck_weights,
     rank_subspaces,
     split_round,
@@ -61,7 +63,9 @@ __all__ = [
     "make_spec",
     "merge_round",
     "parse_hardware",
+    "place_trials",
     "plan_round",
+    "predict_costs",
     "planck_weights",
     "rank_subspaces",
     "read_json",

@@ -244,7 +244,7 @@ def place_trials(
 
     >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
     >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
-    ['fast', 'slow', 'fast', 'slow']
+    ['fast', 'slow', 'slow', 'slow']
     """
     finish = {c.name: [0.0] * c.count for c in classes}
     out = [""] * len(predicted)

@@ -7,7 +7,7 @@ import pytest
 from hyperopt import hp
 
 import shadho
-from shadho import _complexity, _ranking, _space
+from shadho import _complexity, _costmodel, _ranking, _space
 
 SVM = {
     "model": {
@@ -28,7 +28,7 @@ HARDWARE = {"fast": {"count": 2, "cpus": 4, "speed": 4}, "slow": {"count": 8}}
 
 def test_doctests_pass():
     """The examples in the docstrings are true."""
-    for module in (_space, _complexity, _ranking):
+    for module in (_space, _complexity, _ranking, _costmodel):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
