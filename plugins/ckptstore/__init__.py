@@ -5,15 +5,17 @@ provenance key, so an unchanged job can be restored instead of rerun, here or at
 that sees the same store. Writes are atomic, reads are verified, concurrent runs are safe, and
 garbage collection keeps what recent and running workflows need.
 
-The provenance keys and the wiring into Snakemake (a storage plugin and executor setting)
-build on this package (issue #4).
+The provenance keys live in the sticky executor (``--sticky-checkpoints``), which restores and
+stores jobs through this package.
 """
 
+from .explain import Explanation, explain_change, explain_outputs
 from .store import (
     CheckpointStore,
     CorruptObjectError,
     GcReport,
     Manifest,
+    NameRecord,
     RunRecord,
     StoreError,
     file_digest,
@@ -22,9 +24,13 @@ from .store import (
 __all__ = [
     "CheckpointStore",
     "CorruptObjectError",
+    "Explanation",
     "GcReport",
     "Manifest",
+    "NameRecord",
     "RunRecord",
     "StoreError",
+    "explain_change",
+    "explain_outputs",
     "file_digest",
 ]

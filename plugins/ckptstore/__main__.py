@@ -2,12 +2,14 @@
 
 python -m ckptstore gc STORE --keep-runs N   # drop what the latest N runs did not use
 python -m ckptstore verify STORE             # re-hash every object; set bad ones aside
+python -m ckptstore explain STORE [OUTPUT..] # why the jobs making OUTPUTs last reran
 """
 
 import argparse
 import sys
 from pathlib import Path
 
+from .explain import explain_outputs
 from .store import CheckpointStore, StoreError, file_digest
 
 
@@ -21,6 +23,13 @@ def main(argv: "list[str] | None" = None) -> int:
     gc.add_argument("--keep-runs", type=int, default=5, help="runs whose keys stay (default 5)")
     verify = sub.add_parser("verify", help="check every object against its hash")
     verify.add_argument("store", type=Path)
+    explain = sub.add_parser(
+        "explain", help="why the jobs making the given outputs last reran (all if none given)"
+    )
+    explain.add_argument("store", type=Path)
+    explain.add_argument(
+        "outputs", nargs="*", help="output paths, relative to the workflow's directory"
+    )
     args = parser.parse_args(argv)
     try:
         store = CheckpointStore(args.store, create=False)
@@ -34,6 +43,15 @@ def main(argv: "list[str] | None" = None) -> int:
             f"key(s) and {report.deleted_objects} object(s), {report.freed_bytes} bytes; "
             f"{report.protected_by_active_runs} recent object(s) protected"
         )
+        return 0
+    if args.command == "explain":
+        found = [e.render() for e in explain_outputs(store, args.outputs or None)]
+        for line in found:
+            print(line)
+        if not found:
+            which = ", ".join(args.outputs) if args.outputs else "any output"
+            print(f"the store remembers no job making {which}", file=sys.stderr)
+            return 1
         return 0
     bad = 0
     for obj in sorted(store.root.glob("objects/*/*")):

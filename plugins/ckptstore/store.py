@@ -7,6 +7,7 @@ Layout under the store's root::
     keys/ab/<key>.json          what a job with provenance key <key> produced: outputs -> digests
     runs/<run id>.json          the keys each run used (for garbage collection)
     active/<run id>.json        runs in progress: their objects are never collected
+    names/ab/<sha256>.json      a stable name (a ``ckpt://`` storage query) -> its content
     tmp/                        half-written files; renamed into place only when complete
 
 Every write goes to ``tmp/`` first and is renamed into place, so a reader never sees half an
@@ -96,7 +97,7 @@ class CheckpointStore:
     """A checkpoint store rooted at a directory (created on first use if ``create``)."""
 
     def __init__(self, root: "str | os.PathLike[str]", create: bool = True) -> None:
-        self.root = Path(root)
+        self.root = Path(root).expanduser()
         marker = self.root / "FORMAT"
         try:
             if not marker.exists():
@@ -240,20 +241,43 @@ class CheckpointStore:
 
     # ---- what a job was last checkpointed as (to explain reruns) ------------------------------
 
+    HISTORY = 10
+    """How many past keys of a job are remembered, to explain its reruns."""
+
     def remember(self, identity: str, key: str) -> None:
-        """Note that the job known as ``identity`` (e.g. rule and outputs) last had ``key``."""
-        name = hashlib.sha256(identity.encode()).hexdigest()
+        """Note that the job known as ``identity`` (e.g. rule and outputs) now has ``key``.
+
+        The previous keys are kept too (newest first), so a rerun can be explained later."""
+        keys = [key, *(k for k in self.history(identity) if k != key)][: self.HISTORY]
         self._write_atomically(
-            self.root / "index" / f"{name}.json",
-            json.dumps({"identity": identity, "key": key}).encode(),
+            self._index_path(identity),
+            json.dumps({"identity": identity, "key": key, "history": keys}).encode(),
         )
 
     def recall(self, identity: str) -> Optional[str]:
-        name = hashlib.sha256(identity.encode()).hexdigest()
+        """The key the job known as ``identity`` had when it was last stored."""
+        keys = self.history(identity)
+        return keys[0] if keys else None
+
+    def history(self, identity: str) -> list[str]:
+        """The keys the job known as ``identity`` had, newest first."""
         try:
-            return json.loads((self.root / "index" / f"{name}.json").read_text())["key"]
-        except (OSError, ValueError, KeyError):
-            return None
+            data = json.loads(self._index_path(identity).read_text())
+        except (OSError, ValueError):
+            return []
+        return list(data.get("history") or [data["key"]])
+
+    def identities(self) -> Iterator[tuple[str, list[str]]]:
+        """Every remembered job: (identity, keys newest first)."""
+        for path in sorted(self.root.glob("index/*.json")):
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            yield data["identity"], list(data.get("history") or [data["key"]])
+
+    def _index_path(self, identity: str) -> Path:
+        return self.root / "index" / f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
 
     # ---- runs and garbage collection --------------------------------------------------------
 
@@ -282,10 +306,12 @@ class CheckpointStore:
         """Delete keys and objects not used by the latest ``keep_runs`` finished runs.
 
         Never deletes anything an active run (or a key written after the oldest kept run)
-        may need.
+        may need, nor the content of a bound name (see :meth:`bind_name`): names are deleted
+        only by :meth:`unbind_name`, and their objects become garbage then.
         """
         if keep_runs < 1:
             raise ValueError("keep_runs must be at least 1")
+        started = time.time()
         runs = sorted(
             self.root.glob("runs/*.json"), key=lambda p: json.loads(p.read_text())["finished"]
         )
@@ -296,8 +322,13 @@ class CheckpointStore:
         active = self._active_runs()
         cutoff = min((json.loads(p.read_text())["finished"] for p in kept), default=0.0)
         cutoff = min([cutoff, *(a["started"] for a in active)])
+        # With no finished run to measure "recent" by (a store used only through its names),
+        # objects nothing refers to are garbage unless an active writer may still bind them.
+        object_cutoff = cutoff if kept else min([started, *(a["started"] for a in active)])
         deleted_keys = 0
         live_digests: set[str] = set()
+        for record in self.names():  # a bound name keeps its content, whatever the runs
+            live_digests |= record.digests()
         for key_file in self.root.glob("keys/*/*.json"):
             key = key_file.stem
             manifest = self.lookup(key)
@@ -313,7 +344,7 @@ class CheckpointStore:
             digest = "sha256:" + obj.parent.name + obj.name
             if digest in live_digests:
                 continue
-            if obj.stat().st_mtime >= cutoff:
+            if obj.stat().st_mtime >= object_cutoff:
                 protected += 1  # written while a kept or active run was going: keep
                 continue
             freed += obj.stat().st_size
@@ -369,6 +400,105 @@ class CheckpointStore:
         except OSError:
             pass
 
+    # ---- names: stable paths bound to content (the `ckpt` Snakemake storage plugin) ---------
+
+    def bind_name(self, name: str, path: "str | os.PathLike[str]") -> "NameRecord":
+        """Store a file's (or a directory's) content and bind ``name`` to it.
+
+        The content goes to ``objects/`` first (deduplicated with every other name and key);
+        only then is the small name record renamed into place, so a reader of ``name`` sees
+        the old binding or the new one, never a record whose objects are not all there. Two
+        writers binding the same name at once each leave a complete record; the last one
+        wins. While binding, the writer is marked active, so a concurrent :meth:`gc` never
+        deletes an object in the window between its write and the record that refers to it.
+        """
+        full = Path(path)
+        with self._writing():
+            if full.is_dir():
+                files = sorted(p for p in full.rglob("*") if p.is_file())
+                entry: dict[str, Any] = {
+                    "tree": {str(p.relative_to(full)): self.put_file(p) for p in files}
+                }
+                size = sum(p.stat().st_size for p in files)
+            elif full.is_file():
+                entry = {"file": self.put_file(full)}
+                size = full.stat().st_size
+            else:
+                raise FileNotFoundError(f"cannot store {full} as {name!r}: no such file")
+            record = NameRecord(name, entry, size, time.time())
+            self._write_atomically(self._name_path(name), record.to_json().encode())
+        return record
+
+    def resolve_name(self, name: str) -> Optional["NameRecord"]:
+        """The record ``name`` is bound to, or None (unbound, or its record is unreadable).
+
+        An unreadable record is set aside like a damaged manifest: the name then counts as
+        absent, so whatever produces it runs again instead of reading garbage.
+        """
+        path = self._name_path(name)
+        try:
+            record = NameRecord.from_json(path.read_text())
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            self._quarantine(path)
+            return None
+        return record if record.name == name else None
+
+    def unbind_name(self, name: str) -> bool:
+        """Drop ``name``; its objects stay until :meth:`gc` finds nothing else uses them."""
+        try:
+            self._name_path(name).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def touch_name(self, name: str) -> Optional["NameRecord"]:
+        """Give ``name`` a new store time (same content); None if it is not bound."""
+        record = self.resolve_name(name)
+        if record is None:
+            return None
+        record = NameRecord(record.name, record.entry, record.size, time.time())
+        self._write_atomically(self._name_path(name), record.to_json().encode())
+        return record
+
+    def names(self, prefix: str = "") -> Iterator["NameRecord"]:
+        """Every bound name starting with ``prefix`` (a scan of all records: O(names))."""
+        for path in self.root.glob("names/*/*.json"):
+            try:
+                record = NameRecord.from_json(path.read_text())
+            except FileNotFoundError:
+                continue  # unbound while scanning
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                continue  # resolve_name sets it aside when someone asks for it
+            if record.name.startswith(prefix):
+                yield record
+
+    def _name_path(self, name: str) -> Path:
+        if not name:
+            raise ValueError("a name must not be empty")
+        hexdigest = hashlib.sha256(name.encode()).hexdigest()
+        return self.root / "names" / hexdigest[:2] / f"{hexdigest}.json"
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Mark a short write active (see :meth:`gc`) without recording a run for it.
+
+        The marker only has to be visible while the write lasts, not to survive a crash (a
+        dead writer's marker is ignored anyway), so it is renamed into place without fsync.
+        """
+        marker = self.root / "active" / f"write-{os.getpid()}-{secrets.token_hex(6)}.json"
+        staged = self._tmp_path()
+        staged.write_text(
+            json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()})
+        )
+        marker.parent.mkdir(exist_ok=True)
+        os.replace(staged, marker)
+        try:
+            yield
+        finally:
+            marker.unlink(missing_ok=True)
+
 
 @dataclass
 class RunRecord:
@@ -414,3 +544,37 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class NameRecord:
+    """What a name is bound to: ``{"file": digest}`` or ``{"tree": {relpath: digest}}``.
+
+    ``size`` is the content's total size in bytes; ``stored`` is when it was bound (seconds
+    since the epoch): the name's modification time, the same at every site that reads it."""
+
+    name: str
+    entry: dict[str, Any]
+    size: int
+    stored: float
+
+    @property
+    def is_tree(self) -> bool:
+        return "tree" in self.entry
+
+    def digests(self) -> set[str]:
+        return set(self.entry["tree"].values()) if self.is_tree else {self.entry["file"]}
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"name": self.name, "entry": self.entry, "size": self.size, "stored": self.stored},
+            indent=1,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "NameRecord":
+        data = json.loads(text)
+        entry = data["entry"]
+        if not ("file" in entry or isinstance(entry.get("tree"), dict)):
+            raise ValueError(f"not a name record entry: {entry!r}")
+        return cls(str(data["name"]), entry, int(data["size"]), float(data["stored"]))

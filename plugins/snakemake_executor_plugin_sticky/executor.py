@@ -2,7 +2,6 @@
 
 import datetime
 import itertools
-import json
 import os
 import secrets
 import shutil
@@ -18,13 +17,12 @@ from snakemake_interface_executor_plugins.executors.real import RealExecutor
 from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
-from ckptstore import CheckpointStore, CorruptObjectError, StoreError
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
 from stickyinvoc._templates import read_declarations
 
+from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
-from ._provenance import InputDigests, explain, job_components, provenance_key, relative_path
 from .manager import Manager
 from .settings import ExecutorSettings
 from .slurm import PILOT_RESOURCES
@@ -72,9 +70,11 @@ class Executor(RealExecutor):
 
     def run_job(self, job: JobExecutorInterface) -> None:
         template = None if job.is_group() else _template_of(job)
-        if self._ckpt is not None and not job.is_group() and job.output:
-            if self._restore(job, template):
-                return
+        if self._ckpt is not None and self._ckpt.restore(job):
+            info = SubmittedJobInfo(job=job, external_jobid="checkpoint")
+            self.report_job_submission(info)
+            self.report_job_success(info)
+            return
         if template is None:
             self._local.run_job(job)
             return
@@ -100,103 +100,40 @@ class Executor(RealExecutor):
 
     def handle_job_success(self, job: JobExecutorInterface) -> None:
         if self._ckpt is not None:
-            self._store_checkpoint(job)
+            self._ckpt.record_success(job)
 
     # ---- checkpoints ----------------------------------------------------------------------------
 
     def _open_checkpoints(self) -> None:
-        self._ckpt: Optional[Any] = None
+        """With --sticky-checkpoints: restore what is unchanged before anything is scheduled
+        (or, with --sticky-checkpoints-plan, print what would be restored and stop)."""
+        self._ckpt: Optional[RunCheckpoints] = None
         if not self.settings.checkpoints:
+            if self.settings.checkpoints_plan:
+                raise WorkflowError(
+                    "--sticky-checkpoints-plan needs --sticky-checkpoints DIR (the store)"
+                )
             return
-        try:
-            self._ckpt_store = CheckpointStore(self.settings.checkpoints)
-        except StoreError as e:
-            raise WorkflowError(f"--sticky-checkpoints {self.settings.checkpoints}: {e}") from None
-        self._ckpt_run = self._ckpt_store.run(self.run_id)
-        self._ckpt = self._ckpt_run.__enter__()
-        self._digests = InputDigests(self.workflow.config, self.templates_file)
-        self._job_keys: dict[int, tuple[str, dict[str, str]]] = {}
-        self._restored: set[int] = set()
-        self._stored = 0
+        self._ckpt = RunCheckpoints(
+            self.workflow,
+            self.logger,
+            self.settings.checkpoints,
+            self.run_id,
+            self.templates_file,
+            lambda job: None if job.is_group() else _template_of(job),
+        )
+        if self.settings.checkpoints_plan:
+            plan = self._ckpt.plan()
+            self._ckpt.close()
+            print(render_plan(plan, self._ckpt.store.root), flush=True)
+            # Snakemake has no "stop, successfully" for an executor; SystemExit unwinds its
+            # locks and logging like a normal return from the command.
+            raise SystemExit(0)
+        self._ckpt.restore_ahead()
 
     def _close_checkpoints(self) -> None:
-        if self._ckpt is None:
-            return
-        self._ckpt_run.__exit__(None, None, None)
-        self.logger.info(
-            f"checkpoints: {len(self._restored)} job(s) restored, {self._stored} stored "
-            f"({self._ckpt_store.root})"
-        )
-        self._ckpt = None
-
-    def _identity(self, job: JobExecutorInterface) -> str:
-        workdir = Path(self.workflow.workdir_init)
-        return json.dumps(
-            [job.rule.name, sorted(relative_path(str(o), workdir) for o in job.output)]
-        )
-
-    def _restore(self, job: JobExecutorInterface, template: Optional[str]) -> bool:
-        """Restore an unchanged job from the checkpoint store; False if it must run."""
-        workdir = Path(self.workflow.workdir_init)
-        try:
-            comps = job_components(
-                job, self.workflow, workdir=workdir, digests=self._digests, template=template
-            )
-        except Exception as e:  # a key we cannot compute only costs the checkpoint
-            self.logger.warning(f"checkpoints: no provenance key for {job} ({e}); it runs")
-            return False
-        key = provenance_key(comps)
-        self._job_keys[job.jobid] = (key, comps)
-        try:
-            manifest = self._ckpt.restore(key, workdir)
-        except CorruptObjectError as e:
-            self.logger.warning(f"checkpoints: {e}; rule {job.rule.name} runs instead")
-            manifest = None
-        if manifest is None:
-            self._explain_miss(job, comps)
-            return False
-        self._restored.add(job.jobid)
-        del self._job_keys[job.jobid]  # nothing to store for a restored job
-        info = SubmittedJobInfo(job=job, external_jobid=f"checkpoint:{key[:12]}")
-        self.report_job_submission(info)
-        self.logger.info(
-            f"Restored {', '.join(map(str, job.output))} from checkpoint "
-            f"{key[:12]} (rule {job.rule.name})"
-        )
-        self.report_job_success(info)
-        return True
-
-    def _explain_miss(self, job: JobExecutorInterface, comps: dict[str, str]) -> None:
-        previous = self._ckpt_store.recall(self._identity(job))
-        manifest = self._ckpt_store.lookup(previous) if previous else None
-        if manifest is not None and "components" in manifest.meta:
-            reasons = explain(manifest.meta["components"], comps)
-            if reasons:
-                self.logger.info(
-                    f"checkpoints: rule {job.rule.name} "
-                    f"({', '.join(map(str, job.output))}) reruns: "
-                    f"{'; '.join(reasons)}"
-                )
-
-    def _store_checkpoint(self, job: JobExecutorInterface) -> None:
-        if job.jobid in self._restored or job.jobid not in self._job_keys:
-            return
-        key, comps = self._job_keys.pop(job.jobid)
-        workdir = Path(self.workflow.workdir_init)
-        paths = [*map(str, job.output), *map(str, job.log)]
-        if job.benchmark is not None:
-            paths.append(str(job.benchmark))
-        outputs = {
-            relative_path(p, workdir): relative_path(p, workdir) for p in paths if os.path.exists(p)
-        }
-        try:
-            self._ckpt.record(
-                key, outputs, workdir, meta={"rule": job.rule.name, "components": comps}
-            )
-            self._ckpt_store.remember(self._identity(job), key)
-            self._stored += 1
-        except (OSError, StoreError) as e:
-            self.logger.warning(f"checkpoints: could not store {job}: {e}")
+        if self._ckpt is not None:
+            self._ckpt.close()
 
     # ---- templates and rules ------------------------------------------------------------------
 

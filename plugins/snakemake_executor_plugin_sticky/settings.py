@@ -102,6 +102,17 @@ class ExecutorSettings(ExecutorSettingsBase):
             "required": False,
         },
     )
+    checkpoints_plan: bool = field(
+        default=False,
+        metadata={
+            "help": "With --sticky-checkpoints: print which jobs would be restored from the "
+            "store and which would run, with the reason (the key components that changed), "
+            "then stop without running or restoring anything. (Snakemake's own --dry-run "
+            "replaces the executor, so it cannot see the store.)",
+            "env_var": False,
+            "required": False,
+        },
+    )
     templates: Optional[str] = field(
         default=None,
         metadata={

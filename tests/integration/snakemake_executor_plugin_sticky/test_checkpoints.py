@@ -4,6 +4,8 @@ exactly what a change touches, never restore a damaged object."""
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,11 @@ def test_second_site_restores_everything_and_runs_nothing(site_a, run_snakemake,
     run = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
     assert run.returncode == 0, run.output
     assert restored_and_stored(run.output) == (16, 0)
+    # Restored before scheduling: Snakemake itself finds nothing to run, no job starts.
+    assert "restored 16 job(s) before scheduling" in run.output
+    assert "Nothing to be done" in run.output and "rule invocation:" not in run.output
     assert not (wd_b / "builds").exists()  # no template was built: no invocation ran
+    assert not (wd_b / "tmp").exists() or not list((wd_b / "tmp").iterdir())  # temp() honoured
     assert not (wd_b / ".snakemake" / "sticky").exists() or not list(
         (wd_b / ".snakemake" / "sticky").glob("*/metrics.jsonl")
     )
@@ -105,7 +111,7 @@ CHANGES = {
         lambda wd: (wd / "Snakefile").write_text(
             (wd / "Snakefile").read_text().replace("scale=3", "scale=4")
         ),
-        "params changed",
+        "params:scale changed",
         6,
     ),
     "template": (
@@ -136,6 +142,10 @@ def test_one_change_reruns_exactly_what_it_touches(site_a, run_snakemake, tmp_pa
     assert run.output.count(reason) == rerun_of_rule, run.output
     restored, stored = restored_and_stored(run.output)
     assert restored + stored == 16 and stored >= rerun_of_rule
+    if change == "param":  # new values downstream: their consumers rerun, by input content
+        # ... except out/0.txt, whose value (0 times any scale) did not change: early cutoff.
+        assert run.output.count("reruns: input:out/") == 5, run.output
+        assert "reruns: input:out/0.txt" not in run.output
 
 
 def test_new_wildcard_value_runs_only_the_new_job(site_a, run_snakemake, tmp_path):
@@ -147,14 +157,15 @@ def test_new_wildcard_value_runs_only_the_new_job(site_a, run_snakemake, tmp_pat
     assert run.read("out/9.txt") == "9 270\n"
 
 
-def test_config_change_reruns_every_job_that_may_read_it(site_a, run_snakemake, tmp_path):
-    """Which config values a job reads cannot be known, so the whole config is in every key."""
+def test_config_change_reruns_only_jobs_that_may_read_it(site_a, run_snakemake, tmp_path):
+    """The invocation script reads config with a computed key and run: code sees all of
+    config: those jobs rerun. Shell rules and scripts that read no config are restored."""
     wd_a, store = site_a
     wd_b = clone(wd_a, tmp_path / "site-b")
     run = run_snakemake(wd_b, "--sticky-checkpoints", str(store), "--config", "unused_key=1")
     assert run.returncode == 0, run.output
-    assert restored_and_stored(run.output) == (0, 16)
-    assert "config changed" in run.output
+    assert restored_and_stored(run.output) == (9, 7), run.output
+    assert run.output.count("config changed") == 7, run.output
 
 
 def test_damaged_object_is_detected_and_the_job_reruns(site_a, run_snakemake, tmp_path):
@@ -182,3 +193,64 @@ def test_unusable_store_is_a_clear_error(workflow, run_snakemake, tmp_path):
     run = run_snakemake(wd, "--sticky-checkpoints", str(not_a_store))
     assert run.returncode != 0
     assert "not empty and not a checkpoint store" in run.output
+
+
+def test_plan_says_what_would_be_restored_and_why_the_rest_runs(site_a, run_snakemake, tmp_path):
+    wd_a, store = site_a
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    (wd_b / "Snakefile").write_text(
+        (wd_b / "Snakefile").read_text().replace("echo shell >", "echo shell2 >")
+    )
+    run = run_snakemake(
+        wd_b, "--sticky-checkpoints", str(store), "--sticky-checkpoints-plan", "out/9.txt", "all"
+    )
+    assert run.returncode == 0, run.output
+    rows = dict(re.findall(r"^  (\w+)\s+(\d+\s+\d+)$", run.output, re.M))
+    assert rows["invocation"].split() == ["6", "1"], run.output
+    assert rows["shell_rule"].split() == ["0", "1"], run.output
+    assert rows["summary"].split() == ["1", "0"], run.output
+    assert "shell_rule (shell.txt): code:shell changed" in run.output
+    assert "invocation (out/9.txt): never stored" in run.output
+    # Nothing was restored or run.
+    assert not (wd_b / "out").exists() and not (wd_b / "shell.txt").exists()
+
+
+def test_explain_names_what_changed_after_the_fact(site_a, run_snakemake, tmp_path):
+    wd_a, store = site_a
+    (wd_a / "Snakefile").write_text((wd_a / "Snakefile").read_text().replace("scale=3", "scale=5"))
+    run = run_snakemake(wd_a, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    explained = subprocess.run(
+        [sys.executable, "-m", "ckptstore", "explain", str(store), "out/2.txt", "shell.txt"],
+        capture_output=True,
+        text=True,
+    )
+    assert explained.returncode == 0, explained.stderr
+    lines = explained.stdout.splitlines()
+    assert any(
+        line.startswith("rule invocation (out/2.txt): reran") and "params:scale changed" in line
+        for line in lines
+    ), explained.stdout
+    assert any("rule shell_rule (shell.txt): stored once" in line for line in lines), lines
+
+
+def test_two_runs_sharing_a_store_at_once_both_store_and_a_third_restores(
+    workflow, start_snakemake, run_snakemake, tmp_path
+):
+    """Two workflows writing the same keys and objects at the same time leave a sound store."""
+    store = tmp_path / "store"
+    first = workflow("sticky_basic", "one")
+    second = workflow("sticky_basic", "two")
+    runs = [start_snakemake(wd, "--sticky-checkpoints", str(store)) for wd in (first, second)]
+    for run in (r.finish() for r in runs):
+        assert run.returncode == 0, run.output
+        assert restored_and_stored(run.output)[0] + restored_and_stored(run.output)[1] == 16
+    verify = subprocess.run(
+        [sys.executable, "-m", "ckptstore", "verify", str(store)], capture_output=True, text=True
+    )
+    assert verify.returncode == 0 and "0 corrupt object(s)" in verify.stdout, verify.stdout
+    third = clone(first, tmp_path / "three")
+    run = run_snakemake(third, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (16, 0)
+    assert same_outputs(first, third) and same_outputs(second, third)

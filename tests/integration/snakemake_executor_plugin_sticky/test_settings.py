@@ -1,5 +1,7 @@
 """Executor settings reach the executor from the command line and from profiles."""
 
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.integration
@@ -45,3 +47,14 @@ def test_templates_file_can_live_elsewhere(workflow, run_snakemake):
     assert missing.returncode != 0 and "does not exist" in missing.output
     run = run_snakemake(wd, "--sticky-templates", str(moved))
     assert run.returncode == 0, run.output
+
+
+def test_shipped_checkpoint_profile_stores_under_home(workflow, run_snakemake, tmp_path):
+    """profiles/local-checkpoints keeps its store under ~/.cache: `~` is expanded."""
+    wd = workflow("sticky_basic")
+    profile = Path(__file__).parents[3] / "profiles" / "local-checkpoints"
+    home = tmp_path / "home"
+    run = run_snakemake(wd, "--profile", str(profile), env={"HOME": str(home)})
+    assert run.returncode == 0, run.output
+    assert (home / ".cache" / "sticky-checkpoints" / "FORMAT").is_file()
+    assert "checkpoints: 0 job(s) restored, 16 stored" in run.output

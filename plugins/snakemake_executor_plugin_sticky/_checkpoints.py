@@ -1,0 +1,348 @@
+"""Checkpoint-aware rule skipping for one run of the sticky executor.
+
+Three moments of a run use the store:
+
+* **before scheduling** (:meth:`RunCheckpoints.restore_ahead`): every job Snakemake wants to
+  run whose upstream jobs are all up to date or restored gets its provenance key; if the key
+  is in the store, its outputs are restored (all or nothing, verified by hash), its Snakemake
+  metadata is written, and Snakemake recomputes what still needs to run. A fully restored
+  workflow therefore costs about a dry run plus the byte copies: Snakemake then reports
+  "Nothing to be done".
+* **when a job is about to run** (:meth:`RunCheckpoints.restore`): a job whose upstream
+  reran is keyed on its now-final inputs; if they came out byte-identical, it is restored
+  after all (an early cutoff).
+* **after a job succeeds** (:meth:`RunCheckpoints.record_success`): its outputs, logs and
+  benchmark are stored under its key, with the key's components so a later rerun can be
+  explained.
+
+:meth:`RunCheckpoints.plan` answers the dry-run question (which jobs would be restored, which
+would run and why) without copying anything.
+"""
+
+import json
+import os
+import queue
+import secrets
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from snakemake.exceptions import WorkflowError
+
+from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
+
+from ._provenance import KeyComputer, provenance_key, relative_path, tree_digest
+
+
+@dataclass
+class _StoreTask:
+    """One successful job's outputs to store (name -> path, possibly a staged hard link)."""
+
+    key: str
+    components: dict[str, str]
+    rule: str
+    identity: str
+    job: str
+    outputs: "dict[str, Any]"
+    staging: Optional[Path] = None
+
+
+@dataclass
+class PlannedJob:
+    """What a run would do with one job: restore it from the store, or run it (and why)."""
+
+    job: Any
+    restore: bool
+    reasons: list[str] = field(default_factory=list)
+
+
+class RunCheckpoints:
+    """The checkpoint store as one run of the sticky executor uses it."""
+
+    def __init__(
+        self,
+        workflow: Any,
+        logger: Any,
+        store_dir: str,
+        run_id: str,
+        templates_file: Optional[Path],
+        template_of: Callable[[Any], Optional[str]],
+    ) -> None:
+        try:
+            self.store = CheckpointStore(store_dir)
+        except StoreError as e:
+            raise WorkflowError(f"--sticky-checkpoints {store_dir}: {e}") from None
+        self.workflow, self.logger, self.template_of = workflow, logger, template_of
+        self.workdir = Path(workflow.workdir_init)
+        self.keys = KeyComputer(workflow, self.workdir, templates_file)
+        self._run_context = self.store.run(run_id)
+        self._run = self._run_context.__enter__()
+        self._to_store: dict[Any, tuple[str, dict[str, str]]] = {}
+        self._decided: set[Any] = set()  # keyed on final inputs already: never look again
+        self._queue: queue.Queue[Optional[_StoreTask]] = queue.Queue()
+        self._writer: Optional[threading.Thread] = None
+        self.restored = 0
+        self.stored = 0
+        self._closed = False
+
+    # ---- before scheduling -----------------------------------------------------------------
+
+    def restore_ahead(self) -> int:
+        """Restore every unchanged job whose upstream is settled; return how many."""
+        dag = self.workflow.dag
+        needrun = set(dag.needrun_jobs())
+        done: set[Any] = set()
+        for layer in dag.toposorted(needrun):
+            for job in layer:
+                if not self._settled(job, needrun, done):
+                    continue
+                self._decided.add(job)
+                if self._restore(job):
+                    self.workflow.async_run(self.workflow.persistence.finished(job))
+                    done.add(job)
+        if done:
+            # The restored outputs are on disk with their metadata: let Snakemake decide
+            # again, from scratch and with its own rules, what still needs to run.
+            for job in needrun:
+                dag.reason(job).clear()
+            self.workflow.async_run(dag.postprocess(update_needrun=True))
+            for job in done:
+                self.workflow.async_run(dag.handle_temp(job))
+            self.logger.info(
+                f"checkpoints: restored {len(done)} job(s) before scheduling "
+                f"({_count_rules(done)}); {sum(1 for _ in dag.needrun_jobs())} to run"
+            )
+        if not any(dag.needrun_jobs()):
+            self.close()  # Snakemake stops here: "Nothing to be done"
+        return len(done)
+
+    def plan(self) -> list[PlannedJob]:
+        """What a run would do, job by job, without restoring or running anything."""
+        dag = self.workflow.dag
+        needrun = set(dag.needrun_jobs())
+        would_restore: set[Any] = set()
+        planned = []
+        for layer in dag.toposorted(needrun):
+            for job in sorted(layer, key=lambda j: (j.rule.name, str(j))):
+                item = self._plan_one(job, needrun, would_restore)
+                if item.restore:
+                    would_restore.add(job)
+                planned.append(item)
+        return planned
+
+    def _plan_one(self, job: Any, needrun: set[Any], would_restore: set[Any]) -> PlannedJob:
+        dag = self.workflow.dag
+        if dag.reason(job).forced:
+            return PlannedJob(job, False, ["forced"])
+        if not _eligible(job):
+            return PlannedJob(job, False, ["not restorable (group, checkpoint, pipe or no output)"])
+        upstream = [d for d in dag.dependencies[job] if d in needrun and d not in would_restore]
+        if upstream:
+            names = sorted({d.rule.name for d in upstream})
+            return PlannedJob(job, False, [f"upstream rule(s) run: {', '.join(names)}"])
+        keyed = self._key(job)
+        if keyed is None:
+            return PlannedJob(job, False, ["no provenance key"])
+        key, comps = keyed
+        manifest = self.store.lookup(key)
+        if manifest is None:
+            return PlannedJob(job, False, self._why_new(job, comps) or ["never stored"])
+        if not all(self.store.has(d) for d in manifest.digests()):
+            return PlannedJob(job, False, ["stored objects are missing"])
+        for name, entry in manifest.outputs.items():
+            full = str(self.workdir / name)
+            if "file" in entry:
+                self.keys.digests.assume(full, entry["file"])
+            else:
+                self.keys.digests.assume(full, tree_digest(entry["tree"]))
+        return PlannedJob(job, True, [f"checkpoint {key[:12]}"])
+
+    # ---- when a job is about to run, and after it succeeded ---------------------------------
+
+    def restore(self, job: Any) -> bool:
+        """Restore a job about to run if its key is stored; else note its key for storing."""
+        if job in self._decided or not _eligible(job):
+            return False
+        self._decided.add(job)
+        return self._restore(job)
+
+    def record_success(self, job: Any) -> None:
+        """Store a successful job's outputs, logs and benchmark under its key.
+
+        The files are hard-linked into the store's staging area at once (so a temp() output
+        deleted a moment later is still stored, whole), and hashed, copied and synced by a
+        background writer: storing stays off Snakemake's scheduling path."""
+        keyed = self._to_store.pop(job, None)
+        if keyed is None:
+            return
+        key, comps = keyed
+        paths = [*map(str, job.output), *map(str, job.log)]
+        if job.benchmark is not None:
+            paths.append(str(job.benchmark))
+        outputs = {relative_path(p, self.workdir): p for p in paths if os.path.exists(p)}
+        task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
+        staged = self._stage(outputs)
+        if staged is None:  # a directory, or the store is on another file system
+            self._write(task)
+            return
+        task.outputs, task.staging = staged, next(iter(staged.values())).parent
+        if self._writer is None:
+            self._writer = threading.Thread(
+                target=self._write_loop, name="checkpoint-writer", daemon=True
+            )
+            self._writer.start()
+        self._queue.put(task)
+
+    def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
+        staging = self.store.root / "tmp" / f"stage-{os.getpid()}-{secrets.token_hex(6)}"
+        staged: dict[str, Path] = {}
+        try:
+            staging.mkdir()
+            for i, (name, path) in enumerate(outputs.items()):
+                if os.path.isdir(path):
+                    raise IsADirectoryError(path)
+                os.link(path, staging / str(i))
+                staged[name] = staging / str(i)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            return None
+        return staged if staged else None
+
+    def _write_loop(self) -> None:
+        while (task := self._queue.get()) is not None:
+            self._write(task)
+
+    def _write(self, task: "_StoreTask") -> None:
+        try:
+            self._run.record(
+                task.key,
+                task.outputs,
+                self.workdir,
+                meta={"rule": task.rule, "components": task.components},
+            )
+            self.store.remember(task.identity, task.key)
+            self.stored += 1
+        except (OSError, StoreError) as e:
+            self.logger.warning(f"checkpoints: could not store {task.job}: {e}")
+        finally:
+            if task.staging is not None:
+                shutil.rmtree(task.staging, ignore_errors=True)
+
+    def close(self) -> None:
+        """Finish storing, then record the run (what garbage collection must keep)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join()
+        self._run_context.__exit__(None, None, None)
+        self.logger.info(
+            f"checkpoints: {self.restored} job(s) restored, {self.stored} stored "
+            f"({self.store.root})"
+        )
+
+    # ---- internals --------------------------------------------------------------------------
+
+    def _settled(self, job: Any, needrun: set[Any], restored: set[Any]) -> bool:
+        """Whether a job's inputs are final now: every upstream job that had to run was
+        restored. Forced jobs (-R, -F) are never restored: the user asked for a rerun."""
+        dag = self.workflow.dag
+        return (
+            _eligible(job)
+            and not dag.reason(job).forced
+            and all(d not in needrun or d in restored for d in dag.dependencies[job])
+        )
+
+    def _key(self, job: Any) -> Optional[tuple[str, dict[str, str]]]:
+        try:
+            comps = self.keys.components(job, self.template_of(job))
+        except Exception as e:  # a key we cannot compute only costs the checkpoint
+            self.logger.warning(f"checkpoints: no provenance key for {job} ({e}); it runs")
+            return None
+        return provenance_key(comps), comps
+
+    def _restore(self, job: Any) -> bool:
+        keyed = self._key(job)
+        if keyed is None:
+            return False
+        key, comps = keyed
+        if not self.workflow.dag.reason(job).forced:
+            try:
+                manifest = self._run.restore(key, self.workdir)
+            except CorruptObjectError as e:
+                self.logger.warning(f"checkpoints: {e}; rule {job.rule.name} runs instead")
+                manifest = None
+            if manifest is not None:
+                self.restored += 1
+                self.logger.debug(
+                    f"Restored {', '.join(map(str, job.output))} from checkpoint "
+                    f"{key[:12]} (rule {job.rule.name})"
+                )
+                return True
+            reasons = self._why_new(job, comps)
+            if reasons:
+                self.logger.info(
+                    f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) "
+                    f"reruns: {'; '.join(reasons)}"
+                )
+        self._to_store[job] = (key, comps)
+        return False
+
+    def _why_new(self, job: Any, comps: dict[str, str]) -> list[str]:
+        previous = self.store.recall(self._identity(job))
+        manifest = self.store.lookup(previous) if previous else None
+        if manifest is None or "components" not in manifest.meta:
+            return []
+        return explain_change(manifest.meta["components"], comps)
+
+    def _identity(self, job: Any) -> str:
+        return json.dumps(
+            [job.rule.name, sorted(relative_path(str(o), self.workdir) for o in job.output)]
+        )
+
+
+def _eligible(job: Any) -> bool:
+    """Jobs whose outputs can be restored: not groups, Snakemake checkpoints, pipes or
+    services (their outputs are streams or change the DAG), and with outputs at all."""
+    return (
+        not job.is_group()
+        and bool(job.output)
+        and not job.is_checkpoint
+        and not job.is_pipe
+        and not job.is_service
+    )
+
+
+def _count_rules(jobs: set[Any]) -> str:
+    counts: dict[str, int] = {}
+    for job in jobs:
+        counts[job.rule.name] = counts.get(job.rule.name, 0) + 1
+    return ", ".join(f"{n} {rule}" for rule, n in sorted(counts.items()))
+
+
+def render_plan(planned: list[PlannedJob], store: Path) -> str:
+    """The plan as a person reads it: per rule, restored and run counts, then each job that
+    runs with its reasons."""
+    lines = [f"checkpoint plan (store {store}):"]
+    per_rule: dict[str, list[int]] = {}
+    for item in planned:
+        counts = per_rule.setdefault(item.job.rule.name, [0, 0])
+        counts[0 if item.restore else 1] += 1
+    width = max((len(r) for r in per_rule), default=4)
+    lines.append(f"  {'rule':<{width}}  restore  run")
+    for rule, (restore, run) in per_rule.items():
+        lines.append(f"  {rule:<{width}}  {restore:>7}  {run:>3}")
+    total_restore = sum(c[0] for c in per_rule.values())
+    total_run = sum(c[1] for c in per_rule.values())
+    lines.append(f"  {'total':<{width}}  {total_restore:>7}  {total_run:>3}")
+    running = [item for item in planned if not item.restore]
+    if running:
+        lines.append("jobs that would run:")
+        for item in running:
+            outputs = ", ".join(map(str, item.job.output)) or "(no outputs)"
+            lines.append(f"  {item.job.rule.name} ({outputs}): {'; '.join(item.reasons)}")
+    return "\n".join(lines)

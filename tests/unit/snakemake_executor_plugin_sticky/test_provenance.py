@@ -1,0 +1,70 @@
+"""What goes into a job's provenance key: config reads, directory digests, local imports."""
+
+import pytest
+
+from snakemake_executor_plugin_sticky._provenance import (
+    InputDigests,
+    local_imports,
+    script_config_reads,
+    shell_config_reads,
+    tree_digest,
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('x = snakemake.config["alpha"]\nprint(snakemake.input[0])', {"alpha"}),
+        ('a = snakemake.config.get("a", 1)\nb = snakemake.config["b"]["inner"]', {"a", "b"}),
+        ("print(snakemake.output[0], snakemake.params.n)", set()),
+        # The object or its config escaping, or a computed key: anything may be read.
+        ("helper.run(snakemake)", None),
+        ("cfg = snakemake.config", None),
+        ('key = "a"\nx = snakemake.config[key]', None),
+        ("x = snakemake.config.get(name)", None),
+        ("def broken(:\n", None),
+    ],
+)
+def test_script_config_reads(source, expected):
+    assert script_config_reads(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("shellcmd", "expected"),
+    [
+        ("train --alpha {config[alpha]} {input} > {output}", {"alpha"}),
+        ("echo {config[a]} {config.b}", {"a", "b"}),
+        ("cat {input} > {output}", set()),
+        ("dump {config} > {output}", None),
+    ],
+)
+def test_shell_config_reads(shellcmd, expected):
+    assert shell_config_reads(shellcmd) == expected
+
+
+def test_directory_digest_matches_the_tree_digest_of_its_files(tmp_path):
+    """A plan assumes a restored directory's digest from its manifest (relative path ->
+    file digest); that must equal what hashing the directory on disk gives."""
+    folder = tmp_path / "d"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "b.txt").write_text("b")
+    (folder / "sub" / "a.txt").write_text("a")
+    digests = InputDigests()
+    files = {"b.txt": digests.digest(str(folder / "b.txt"))}
+    files["sub/a.txt"] = digests.digest(str(folder / "sub" / "a.txt"))
+    assert digests.digest(str(folder)) == tree_digest(files)
+
+
+def test_assumed_digest_wins_over_the_file_on_disk(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("old")
+    digests = InputDigests()
+    digests.assume(str(path), "sha256:" + "0" * 64)
+    assert digests.digest(str(path)) == "sha256:" + "0" * 64
+
+
+def test_local_imports_follow_workflow_modules_only(tmp_path):
+    (tmp_path / "helper.py").write_text("import inner\nimport json\n")
+    (tmp_path / "inner.py").write_text("X = 1\n")
+    found = local_imports("import helper\nimport numpy\n", [tmp_path])
+    assert set(found) == {"helper", "inner"}
