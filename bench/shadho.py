@@ -20,6 +20,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -298,7 +299,12 @@ def real_run() -> dict:
             "subspaces": sorted({r["subspace"] for r in mine}),
         }
     report = RESULTS / "shadho_real_report.md"
-    report.write_text((wd / "results/hpo/report/report.md").read_text())
+    report.write_text(
+        (wd / "results/hpo/report/report.md")
+        .read_text()
+        .replace("](convergence.png)", "](shadho_real_convergence.png)")
+    )
+    shutil.copy(wd / "results/hpo/report/convergence.png", RESULTS / "shadho_real_convergence.png")
     return {
         "command": " ".join(cmd[1:]),
         "wall_s": round(wall, 1),
