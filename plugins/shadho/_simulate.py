@@ -147,8 +147,14 @@ def _lpt(trials: list[SimTrial]) -> list[SimTrial]:
     return sorted(trials, key=lambda t: -t.predicted)
 
 
-def simulate_shadho(spec: SearchSpec, pool: EvaluatedPool, rounds: int, seed: int) -> SimResult:
-    """SHADHO: plan_round decides sub-spaces and classes; LPT inside each class."""
+def simulate_shadho(
+    spec: SearchSpec, pool: EvaluatedPool, rounds: int, seed: int, oracle: bool = False
+) -> SimResult:
+    """SHADHO: plan_round decides sub-spaces and classes; LPT inside each class.
+
+    ``oracle=True`` gives the planner every trial's true cost instead of its prediction: not
+    achievable, an upper bound showing how much cost prediction leaves on the table.
+    """
     cluster = Cluster(by_speed(spec.classes))
     spec = _with_seed(spec, seed)
     history: list[dict[str, Any]] = []
@@ -156,7 +162,8 @@ def simulate_shadho(spec: SearchSpec, pool: EvaluatedPool, rounds: int, seed: in
     trials: list[SimTrial] = []
     ends, now = [], 0.0
     for r in range(rounds):
-        plan = plan_round(spec, r, history, previous)
+        truth = (lambda sub, vals: pool.lookup(sub, vals)["cost"]) if oracle else None
+        plan = plan_round(spec, r, history, previous, cost_predictor=truth)
         previous = plan["ranking"]
         queues: dict[str, list[SimTrial]] = {c.name: [] for c in cluster.classes}
         made = []
@@ -178,7 +185,8 @@ def simulate_shadho(spec: SearchSpec, pool: EvaluatedPool, rounds: int, seed: in
         ]
         history = merge_round(history, plan, results)
         trials += [s for _, s in made]
-    return SimResult("shadho", trials, ends, len(cluster.speeds), cluster.speeds)
+    label = "shadho_oracle_costs" if oracle else "shadho"
+    return SimResult(label, trials, ends, len(cluster.speeds), cluster.speeds)
 
 
 def _with_seed(spec: SearchSpec, seed: int) -> SearchSpec:

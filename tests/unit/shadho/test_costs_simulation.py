@@ -124,3 +124,16 @@ def test_strategies_share_budget_and_shadho_balances_rounds():
         m = r.metrics(target=0.01)
         assert 0 < m["utilisation"] <= 1 and m["trials_per_hour"] > 0
     assert results[0].makespan < results[1].makespan
+
+
+def test_plan_round_accepts_a_cost_predictor():
+    """A user-supplied cost model replaces the built-in one; the longest trial goes fast."""
+    spec = shadho.make_spec(
+        {"C": hp.loguniform("C", 0.0, math.log(1000.0))},
+        {"fast": HardwareClass("fast", count=1, speed=4), "slow": HardwareClass("slow", 4)},
+        trials_per_round=6,
+    )
+    plan = shadho.plan_round(spec, 0, [], cost_predictor=lambda sub, vals: vals["C"])
+    assert [t["predicted_cost"] for t in plan["trials"]] == [t["vals"]["C"] for t in plan["trials"]]
+    longest = max(plan["trials"], key=lambda t: t["predicted_cost"])
+    assert longest["hw_class"] == "fast"
