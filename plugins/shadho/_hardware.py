@@ -24,9 +24,9 @@ _KNOWN_KEYS = {"count", "cpus", "mem_mb", "speed", "runtime", *_SLURM_KEYS}
 class HardwareClass:
     """A pool of ``count`` identical workers with a declared relative ``speed`` (1.0 = reference).
 
-    ``speed`` is a hint: SHADHO ranks classes by it and predicts a trial's duration on a class as
-    its reference cost divided by it. Measured speeds, once trials have run, refine it (see
-    :func:`shadho.estimate_speeds`).
+    ``speed`` is declared, not measured: SHADHO sorts classes by it, sizes their share of a
+    round by ``count * speed`` and predicts a trial's duration on a class as its reference cost
+    (duration on a speed-1 worker) divided by it.
     """
 
     name: str
