@@ -15,8 +15,8 @@ the benchmark's earlier scope, kept so nothing is hidden).
 Real run (``--real``): workflows/hpo-digits under ``--executor sticky`` with two local worker
 classes, fast (2 cpus) and slow (1 cpu), on this machine.
 
-    python bench/shadho.py            # 10 seeds x 240 trials; pools: 120 per SVM, 80 CNN
-    python bench/shadho.py --quick    # 3 seeds x 120 trials; pools: 30 per SVM, 20 CNN
+    python bench/shadho.py            # 10 seeds x 240 trials; pools of 120 per sub-space
+    python bench/shadho.py --quick    # 3 seeds x 120 trials; pools of 30 per sub-space
     python bench/shadho.py --real     # also the real workflow run
 """
 
@@ -121,19 +121,6 @@ def evaluated_pool(spec: shadho.SearchSpec, sizes: dict[str, int]) -> sim.Evalua
     return sim.EvaluatedPool(entries, {n: s.space for n, s in spec.subspaces.items()})
 
 
-def joint_tpe_space(options: dict):
-    """The whole space for plain TPE, labels prefixed by sub-space so they are unique."""
-    spaces = {n: shadho.space_from_config(cfg, f"space.{n}", n) for n, cfg in options.items()}
-    names = list(spaces)
-
-    def to_subspace_vals(vals):
-        name = names[int(vals["__subspace__"])]
-        prefix = f"{name}."
-        return name, {k[len(prefix) :]: v for k, v in vals.items() if k.startswith(prefix)}
-
-    return sim.joint_space(spaces), to_subspace_vals
-
-
 def summarise(runs: list[dict], key: str) -> dict:
     values = sorted(r[key] for r in runs)
     finite = [v for v in values if math.isfinite(v)]
@@ -183,7 +170,7 @@ def simulate(args, options: dict, sizes: dict[str, int], plot_path: "Path | None
     all_losses = sorted(r["loss"] for rows in pool.entries.values() for r in rows)
     p1 = all_losses[max(0, int(0.01 * len(all_losses)) - 1)]
     best_possible = all_losses[0]
-    joint, to_vals = joint_tpe_space(options)
+    joint, to_vals = sim.joint_space_from_config(options)
     rounds = args.budget // args.round_size
     strategies = {
         "shadho": lambda s: sim.simulate_shadho(spec, pool, rounds, s),
@@ -418,12 +405,12 @@ def main() -> None:
     p.add_argument("--real", action="store_true", help="also run the workflow for real")
     args = p.parse_args()
     args.seeds, args.budget = (3, 120) if args.quick else (10, 240)
-    svm_pool, cnn_pool = (30, 20) if args.quick else (120, 80)
+    pool_size = 30 if args.quick else 120  # evaluated configurations per sub-space
     args.sensitivity_seeds = 2 if args.quick else 5
     args.round_size = 40
     result: dict = {"quick": args.quick, "scenarios": {}}
     for name, options in scenarios().items():
-        sizes = {n: cnn_pool if n == "cnn" else svm_pool for n in options}
+        sizes = {n: pool_size for n in options}
         # The speed sweep only for the main scenario: it is what the design is for.
         args.speeds = (2.0, 4.0, 8.0) if name == "full" else ()
         print(

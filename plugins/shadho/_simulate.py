@@ -32,6 +32,7 @@ from hyperopt import hp
 from ._costmodel import coordinates, domain_scales
 from ._hardware import HardwareClass, by_speed
 from ._rounds import merge_round, plan_round
+from ._space import space_from_config
 from ._spec import SearchSpec
 from ._tpe import SubspaceOptimizer
 
@@ -252,6 +253,28 @@ def joint_space(options: Mapping[str, Any]) -> Any:
     a dict with its sub-space's name under ``__subspace__`` (labels must be unique across the
     options: build them with distinct label prefixes)."""
     return hp.choice("__subspace__", [{"__subspace__": n, "space": s} for n, s in options.items()])
+
+
+def joint_space_from_config(
+    options: Mapping[str, Any],
+) -> tuple[Any, Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]]:
+    """Plain TPE's view of an exclusive choice given in config form (option name -> sub-space):
+    the whole tree as one :func:`joint_space`, and a function turning the joint TPE's values
+    back into ``(sub-space, values under the sub-space's own labels)``.
+
+    Each option's labels are prefixed with its name (``cnn.lr``), so two options may share a
+    parameter name (every SVM kernel has ``C``) and still be separate dimensions, as they are
+    for SHADHO's per-sub-space optimisers.
+    """
+    spaces = {n: space_from_config(cfg, f"space.{n}", n) for n, cfg in options.items()}
+    names = list(spaces)
+
+    def to_subspace_vals(vals: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        name = names[int(vals["__subspace__"])]
+        prefix = f"{name}."
+        return name, {k[len(prefix) :]: v for k, v in vals.items() if k.startswith(prefix)}
+
+    return joint_space(spaces), to_subspace_vals
 
 
 def simulate_joint_tpe(
