@@ -145,10 +145,16 @@ def tpe_target(tpe_runs: list[sim.SimResult]) -> float:
     return statistics.median(r.best_loss() for r in tpe_runs)
 
 
-def paired_ratio(a: list[float], b: list[float]) -> float:
-    """Median of a/b over the seeds where both are finite (nan if none)."""
+def ratio(a: float, b: float) -> "float | None":
+    """a / b, or None (null in the JSON) when either is not finite, e.g. a median time to
+    target that is infinite because fewer than half the seeds reached it."""
+    return a / b if math.isfinite(a) and math.isfinite(b) and b else None
+
+
+def paired_ratio(a: list[float], b: list[float]) -> "float | None":
+    """Median of a/b over the seeds where both are finite (None if none)."""
     ratios = [x / y for x, y in zip(a, b, strict=True) if math.isfinite(x) and math.isfinite(y)]
-    return statistics.median(ratios) if ratios else math.nan
+    return statistics.median(ratios) if ratios else None
 
 
 STRATEGIES = ("shadho", "agnostic", "agnostic_pull", "tpe", "shadho_oracle_costs")
@@ -218,16 +224,19 @@ def simulate(args, options: dict, sizes: dict[str, int], plot_path: "Path | None
             "work_throughput_ratio_median": paired_ratio(
                 col(a, "work_per_hour"), col(b, "work_per_hour")
             ),
-            "time_to_target_ratio_of_medians": (
-                summary["shadho"]["time_to_target_s"]["median"]
-                / summary[base]["time_to_target_s"]["median"]
+            "time_to_target_ratio_of_medians": ratio(
+                summary["shadho"]["time_to_target_s"]["median"],
+                summary[base]["time_to_target_s"]["median"],
             ),
             "time_to_target_ratio_paired_median": paired_ratio(
                 col(a, "time_to_target_s"), col(b, "time_to_target_s")
             ),
-            "time_to_best_possible_ratio_of_medians": (
-                summary["shadho"]["time_to_best_possible_s"]["median"]
-                / summary[base]["time_to_best_possible_s"]["median"]
+            "time_to_best_possible_ratio_of_medians": ratio(
+                summary["shadho"]["time_to_best_possible_s"]["median"],
+                summary[base]["time_to_best_possible_s"]["median"],
+            ),
+            "time_to_p1_ratio_of_medians": ratio(
+                summary["shadho"]["time_to_p1_s"]["median"], summary[base]["time_to_p1_s"]["median"]
             ),
             "best_loss_shadho_minus_base_median": statistics.median(
                 x - y for x, y in zip(col(a, "best_loss"), col(b, "best_loss"), strict=True)
@@ -247,7 +256,7 @@ def simulate(args, options: dict, sizes: dict[str, int], plot_path: "Path | None
         flush=True,
     )
     if plot_path is not None:
-        plot({n: r[0] for n, r in runs.items()}, target, plot_path)
+        plot({n: r[0] for n, r in runs.items()}, target, plot_path, ", ".join(options))
     sensitivity = {}
     for speed in args.speeds:
         hw = {"fast": {"count": 4, "speed": speed}, "slow": {"count": 16, "speed": 1.0}}
@@ -303,7 +312,7 @@ def simulate(args, options: dict, sizes: dict[str, int], plot_path: "Path | None
     }
 
 
-def plot(results: dict, target: float, path: Path) -> None:
+def plot(results: dict, target: float, path: Path, subspaces: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -321,6 +330,8 @@ def plot(results: dict, target: float, path: Path) -> None:
         left.step(xs, ys, where="post", label=name)
         right.plot(range(1, len(result.round_ends) + 1), result.round_ends, marker="o", label=name)
     left.axhline(target, color="grey", ls=":", label="target")
+    if subspaces:
+        fig.suptitle(f"sub-spaces: {subspaces}", fontsize=9)
     left.set(
         xscale="log",
         yscale="log",
@@ -399,6 +410,10 @@ def real_run() -> dict:
     }
 
 
+def fmt(x: "float | None") -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.2f}"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="3 seeds, 120 trials, small pools")
@@ -439,6 +454,8 @@ def main() -> None:
                 f"util {m['utilisation']['median']:.2f}  "
                 f"TTT {m['time_to_target_s']['median']:6.2f} s "
                 f"(reached {m['time_to_target_s']['reached']:.0%})  "
+                f"to p1 {m['time_to_p1_s']['median']:.2f} s "
+                f"({m['time_to_p1_s']['reached']:.0%})  "
                 f"to best {m['time_to_best_possible_s']['median']:.2f} s "
                 f"({m['time_to_best_possible_s']['reached']:.0%})  "
                 f"best {m['best_loss']['median']:.4f}"
@@ -447,9 +464,9 @@ def main() -> None:
             print(
                 f"shadho vs {base:>13}: throughput x{r['throughput_ratio_median']:.2f}, "
                 f"work throughput x{r['work_throughput_ratio_median']:.2f}, "
-                f"time-to-target x{r['time_to_target_ratio_of_medians']:.2f} "
-                f"(paired x{r['time_to_target_ratio_paired_median']:.2f}), "
-                f"time-to-best x{r['time_to_best_possible_ratio_of_medians']:.2f}, "
+                f"time-to-target x{fmt(r['time_to_target_ratio_of_medians'])} "
+                f"(paired x{fmt(r['time_to_target_ratio_paired_median'])}), "
+                f"time-to-p1 x{fmt(r['time_to_p1_ratio_of_medians'])}, "
                 f"best loss diff {r['best_loss_shadho_minus_base_median']:+.4f}"
             )
     if "real_run" in result:
