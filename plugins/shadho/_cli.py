@@ -1,0 +1,104 @@
+"""``python -m shadho``: the steps of a round, for rules and for people.
+
+    python -m shadho validate SPEC                 check a spec (YAML/JSON; the hpo: entry)
+    python -m shadho plan SPEC --round R --out PLAN [--history H --previous-plan P]
+    python -m shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
+    python -m shadho report SPEC --history H --out REPORT.md PLAN.json ...
+
+SPEC is a YAML or JSON file holding the search's config (either the ``hpo:`` mapping itself
+or a config with an ``hpo:`` entry). User errors print one line naming the problem and exit 2.
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+from ._errors import ShadhoError, SpecError
+from ._rounds import merge_round, plan_round
+from ._spec import SearchSpec, load_spec
+from ._store import read_json, read_jsonl, write_json, write_jsonl
+
+
+def read_spec(path: str) -> SearchSpec:
+    """Load and validate the spec in a YAML or JSON file."""
+    import yaml
+
+    try:
+        config: Any = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ShadhoError(f"cannot read the spec file {path}: {e}") from e
+    if isinstance(config, dict) and "hpo" in config:
+        config = config["hpo"]
+    return load_spec(config, "hpo")
+
+
+def _plan(args: argparse.Namespace) -> None:
+    spec = read_spec(args.spec)
+    history = read_jsonl(args.history) if args.history else []
+    previous = read_json(args.previous_plan)["ranking"] if args.previous_plan else None
+    write_json(args.out, plan_round(spec, args.round, history, previous))
+
+
+def _merge(args: argparse.Namespace) -> None:
+    history = read_jsonl(args.history) if args.history else []
+    results = [read_json(path) for path in args.trials]
+    write_jsonl(args.out, merge_round(history, read_json(args.plan), results))
+
+
+def _report(args: argparse.Namespace) -> None:
+    from .report import write_report
+
+    spec = read_spec(args.spec)
+    write_report(spec, read_jsonl(args.history), [read_json(p) for p in args.plans], args.out)
+
+
+def _validate(args: argparse.Namespace) -> None:
+    spec = read_spec(args.spec)
+    print(
+        f"ok: {len(spec.subspaces)} sub-spaces ({', '.join(spec.subspaces)}), "
+        f"{len(spec.classes)} hardware classes ({', '.join(spec.classes)}), "
+        f"{spec.budget} trials in {spec.rounds} rounds"
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m shadho", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="check a search spec")
+    v.add_argument("spec")
+    v.set_defaults(run=_validate)
+    pl = sub.add_parser("plan", help="plan one round")
+    pl.add_argument("spec")
+    pl.add_argument("--round", type=int, required=True)
+    pl.add_argument("--history")
+    pl.add_argument("--previous-plan")
+    pl.add_argument("--out", required=True)
+    pl.set_defaults(run=_plan)
+    m = sub.add_parser("merge", help="fold a round's trial records into the history")
+    m.add_argument("--plan", required=True)
+    m.add_argument("--history")
+    m.add_argument("--out", required=True)
+    m.add_argument("trials", nargs="*")
+    m.set_defaults(run=_merge)
+    r = sub.add_parser("report", help="write the search report")
+    r.add_argument("spec")
+    r.add_argument("--history", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("plans", nargs="+")
+    r.set_defaults(run=_report)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        args.run(args)
+    except SpecError as e:
+        print(f"shadho: {e}", file=sys.stderr)
+        return 2
+    except (ShadhoError, ValueError) as e:
+        print(f"shadho: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,264 @@
+r"""The SHADHO heuristics, fixed: sub-space statistics, a Borda ranking, the assignment of ranked
+sub-spaces to hardware classes, and the split of a round's trials across classes.
+
+Statistics of sub-space s from its successful results :math:`\ell_1..\ell_n` (once
+:math:`n \ge` ``min_results``; before that s is *unexplored*):
+
+- performance :math:`b_s = \min_i \ell_i` (the best loss; lower is more promising);
+- uncertainty :math:`u_s = \mathrm{sd}(\ell) / \sqrt{n}` (the standard error of the mean
+  loss, sd with n - 1 degrees of freedom): how unsettled our picture of s still is. It replaces
+  the reference code's spread of GP length-scales, which read the *unfitted* kernel and was
+  pure noise;
+- cost :math:`\bar c_s`, the mean reference cost of its trials (duration times the speed of
+  the class that ran it), used to predict how long its next trials take.
+
+Ranking (lower is better, Borda count instead of the reference code's product of positions,
+which ties every sub-space that is first in any ordering at 0): order the sub-spaces by
+complexity (descending), by performance (ascending) and by uncertainty (descending);
+unexplored sub-spaces come first in the last two. A sub-space's position in an ordering is the
+number of sub-spaces strictly ahead of it. Its score is the sum of its three positions; rank by
+score, ties broken by higher complexity, then by name.
+
+Assignment: classes are sorted fastest first (declared ``speed``). With n ranked sub-spaces
+and m classes, sub-space i's *home* class is :math:`\lfloor i m / n \rfloor` (n >= m), so the
+top-ranked block goes to the fastest class. Each sub-space is also given to the neighbouring
+class across the nearer block boundary (first half of a block: the faster neighbour; second
+half: the slower one), so with m >= 2 every sub-space runs on at least two classes and every
+class's set is a contiguous window of the ranking. With n < m, class j serves sub-space
+:math:`\lfloor j n / m \rfloor` and a sub-space with a single class also gets a neighbour.
+Restrictions (``_classes``) are then applied.
+
+Round split: trials go one at a time to the class with the least predicted load per capacity
+(:math:`L_c / (\mathrm{count}_c \cdot \mathrm{speed}_c)`, ties to the faster class); the class
+draws a sub-space from its ranked list with Planck weights
+:math:`p_k \propto e^{-\lambda k}` (lambda = 0.5: 0.455, 0.276, 0.167, 0.102 for four), and its
+load grows by that sub-space's predicted cost. This decides how many trials each sub-space
+gets.
+
+Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
+(:mod:`shadho._costmodel`) and the trials are placed longest first, each on the worker slot
+(of a class serving its sub-space) where it would finish earliest, ties to the faster class:
+the LPT rule for machines of different speeds. Balancing predicted finish times is what
+shortens a round that ends with a barrier.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from ._hardware import HardwareClass
+
+
+@dataclass(frozen=True)
+class SubspaceStats:
+    """What the trials so far say about one sub-space."""
+
+    name: str
+    log_complexity: float
+    n_ok: int = 0
+    n_failed: int = 0
+    best_loss: Optional[float] = None
+    uncertainty: Optional[float] = None
+    mean_cost: Optional[float] = None
+
+    @property
+    def explored(self) -> bool:
+        return self.uncertainty is not None
+
+
+def subspace_stats(
+    name: str,
+    log_complexity: float,
+    records: Sequence[Mapping[str, Any]],
+    speeds: Mapping[str, float],
+    min_results: int = 3,
+) -> SubspaceStats:
+    """Statistics of one sub-space from its finished trial records.
+
+    A record has ``status`` ("ok" or "fail"), ``loss``, ``hw_class`` and ``duration_s``; its
+    reference cost is ``duration_s * speeds[hw_class]``.
+    """
+    losses = [float(r["loss"]) for r in records if r.get("status") == "ok"]
+    costs = [
+        float(r["duration_s"]) * speeds.get(str(r.get("hw_class")), 1.0)
+        for r in records
+        if r.get("duration_s") is not None
+    ]
+    n = len(losses)
+    uncertainty = None
+    if n >= min_results:
+        uncertainty = float(np.std(losses, ddof=1) / math.sqrt(n))
+    return SubspaceStats(
+        name=name,
+        log_complexity=log_complexity,
+        n_ok=n,
+        n_failed=len(records) - n,
+        best_loss=min(losses) if n else None,
+        uncertainty=uncertainty,
+        mean_cost=float(np.mean(costs)) if costs else None,
+    )
+
+
+def _positions(keys: Mapping[str, float]) -> dict[str, int]:
+    """Position of each item: how many items have a strictly smaller key."""
+    return {name: sum(other < key for other in keys.values()) for name, key in keys.items()}
+
+
+def borda_scores(stats: Sequence[SubspaceStats]) -> dict[str, int]:
+    """Sum of each sub-space's positions in the three orderings (see the module docstring)."""
+    complexity = _positions({s.name: -s.log_complexity for s in stats})
+    performance = _positions(
+        {s.name: s.best_loss if s.explored else -math.inf for s in stats}  # type: ignore[misc]
+    )
+    uncertainty = _positions(
+        {s.name: -s.uncertainty if s.explored else -math.inf for s in stats}  # type: ignore[operator]
+    )
+    return {s.name: complexity[s.name] + performance[s.name] + uncertainty[s.name] for s in stats}
+
+
+def rank_subspaces(stats: Sequence[SubspaceStats]) -> list[str]:
+    """Sub-space names, best (most complex, promising and uncertain) first."""
+    scores = borda_scores(stats)
+    ordered = sorted(stats, key=lambda s: (scores[s.name], -s.log_complexity, s.name))
+    return [s.name for s in ordered]
+
+
+def _home_blocks(n: int, m: int) -> list[list[int]]:
+    """For each of n ranked sub-spaces, the class indices (of m) it belongs to before overlap."""
+    if n >= m:
+        return [[i * m // n] for i in range(n)]
+    homes: list[list[int]] = [[] for _ in range(n)]
+    for j in range(m):
+        homes[j * n // m].append(j)
+    return homes
+
+
+def assign_blocks(n: int, m: int) -> list[list[int]]:
+    """Class indices (0 = fastest) serving each of n ranked sub-spaces, over m classes.
+
+    >>> assign_blocks(4, 2)
+    [[0, 1], [0, 1], [1, 0], [1, 0]]
+    >>> assign_blocks(4, 1)
+    [[0], [0], [0], [0]]
+    """
+    if n <= 0 or m <= 0:
+        return [[] for _ in range(max(n, 0))]
+    homes = _home_blocks(n, m)
+    if m == 1:
+        return homes
+    result = []
+    for i, home in enumerate(homes):
+        if len(home) > 1:
+            result.append(home)
+            continue
+        j = home[0]
+        block = [k for k in range(n) if homes[k] == [j]]
+        first_half = block.index(i) < len(block) / 2
+        partner = j - 1 if first_half else j + 1
+        if not 0 <= partner < m:
+            partner = j + 1 if partner < 0 else j - 1
+        result.append([j, partner])
+    return result
+
+
+def assign_classes(
+    ranking: Sequence[str],
+    classes: Sequence[HardwareClass],
+    allowed: Mapping[str, Sequence[str]],
+) -> dict[str, list[str]]:
+    """Each class's sub-spaces, in ranking order. ``classes`` must be sorted fastest first;
+    ``allowed[s]`` lists the classes that may run sub-space s.
+
+    A sub-space left with no class by its restrictions goes to its allowed class nearest its
+    home; a class left with no sub-space takes those of the nearest class that it may run.
+    """
+    names = [c.name for c in classes]
+    blocks = assign_blocks(len(ranking), len(classes))
+    serving: dict[str, list[str]] = {c: [] for c in names}
+    for sub, block in zip(ranking, blocks, strict=True):
+        ok = [names[j] for j in block if names[j] in allowed[sub]]
+        if not ok and allowed[sub]:
+            home = block[0]
+            ok = [min(allowed[sub], key=lambda c: (abs(names.index(c) - home), names.index(c)))]
+        for c in ok:
+            serving[c].append(sub)
+    for j, c in enumerate(names):
+        if serving[c]:
+            continue
+        for k in sorted(range(len(names)), key=lambda k: (abs(k - j), k)):
+            borrowed = [s for s in serving[names[k]] if c in allowed[s]]
+            if borrowed:
+                serving[c] = borrowed
+                break
+    order = {s: i for i, s in enumerate(ranking)}
+    return {c: sorted(subs, key=order.__getitem__) for c, subs in serving.items()}
+
+
+def planck_weights(n: int, lam: float = 0.5) -> list[float]:
+    """Normalised discrete Planck weights over n ranked positions.
+
+    >>> [round(w, 3) for w in planck_weights(4)]
+    [0.455, 0.276, 0.167, 0.102]
+    """
+    raw = [math.exp(-lam * k) for k in range(n)]
+    total = sum(raw)
+    return [w / total for w in raw]
+
+
+def split_round(
+    n_trials: int,
+    classes: Sequence[HardwareClass],
+    serving: Mapping[str, Sequence[str]],
+    predicted_cost: Mapping[str, float],
+    rng: np.random.Generator,
+    lam: float = 0.5,
+) -> list[tuple[str, str]]:
+    """``n_trials`` (class, sub-space) pairs balancing the classes' predicted load per capacity.
+
+    ``classes`` fastest first; classes serving nothing get no trials.
+    """
+    active = [c for c in classes if serving.get(c.name)]
+    if not active:
+        raise ValueError("no hardware class serves any sub-space")
+    load = {c.name: 0.0 for c in active}
+    out = []
+    for _ in range(n_trials):
+        cls = min(active, key=lambda c: (load[c.name] / c.capacity, -c.speed))
+        subs = serving[cls.name]
+        sub = subs[int(rng.choice(len(subs), p=planck_weights(len(subs), lam)))]
+        load[cls.name] += predicted_cost[sub]
+        out.append((cls.name, sub))
+    return out
+
+
+def place_trials(
+    predicted: Sequence[float],
+    candidates: Sequence[Sequence[str]],
+    classes: Sequence[HardwareClass],
+) -> list[str]:
+    """The class of each trial: longest predicted first, each on the worker slot (among its
+    candidate classes) where it would finish earliest; ``classes`` fastest first.
+
+    >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
+    >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
+    ['fast', 'slow', 'slow', 'slow']
+    """
+    finish = {c.name: [0.0] * c.count for c in classes}
+    out = [""] * len(predicted)
+    for i in sorted(range(len(predicted)), key=lambda i: -predicted[i]):
+        best: Optional[tuple[float, str, int]] = None
+        for c in classes:
+            if c.name not in candidates[i]:
+                continue
+            slot = min(range(c.count), key=finish[c.name].__getitem__)
+            end = finish[c.name][slot] + predicted[i] / c.speed
+            if best is None or end < best[0] - 1e-12:
+                best = (end, c.name, slot)
+        if best is None:
+            raise ValueError(f"trial {i} has no candidate class among {[c.name for c in classes]}")
+        finish[best[1]][best[2]] = best[0]
+        out[i] = best[1]
+    return out

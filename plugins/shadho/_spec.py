@@ -1,0 +1,121 @@
+"""The search spec: sub-spaces, hardware classes and search settings, validated up front.
+
+Every user error is a :class:`SpecError` naming the offending key, raised before any trial
+runs: an empty choice, bounds in the wrong order, a sub-space restricted to an undeclared
+hardware class, a misspelt setting.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ._errors import SpecError
+from ._hardware import HardwareClass, parse_hardware
+from ._space import SubSpace, space_from_config, split_space
+
+_SETTINGS: dict[str, Any] = {
+    "seed": 0,
+    "rounds": 4,
+    "trials_per_round": 8,
+    "rerank_every": 10,
+    "n_startup_jobs": 5,
+    "min_results": 3,
+    "planck_lambda": 0.5,
+    "objective": None,
+    "sticky_template": None,
+    "objective_args": None,
+}
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """A validated search: what to search (sub-spaces), where (classes), and how long.
+
+    ``rerank_every`` is K: sub-spaces are re-ranked once K new results have arrived since the
+    last ranking (checked at every round). ``n_startup_jobs`` is TPE's number of random trials
+    per sub-space before it models. ``min_results`` is how many successful results a sub-space
+    needs before its performance and uncertainty count in the ranking.
+    """
+
+    subspaces: dict[str, SubSpace]
+    classes: dict[str, HardwareClass]
+    seed: int = 0
+    rounds: int = 4
+    trials_per_round: int = 8
+    rerank_every: int = 10
+    n_startup_jobs: int = 5
+    min_results: int = 3
+    planck_lambda: float = 0.5
+    objective: Optional[str] = None
+    sticky_template: Optional[str] = None
+    objective_args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def budget(self) -> int:
+        """Total number of trials: rounds times trials per round."""
+        return self.rounds * self.trials_per_round
+
+    def classes_of(self, subspace: str) -> list[str]:
+        """Classes allowed to run a sub-space, in declaration order."""
+        allowed = self.subspaces[subspace].classes
+        return [c for c in self.classes if not allowed or c in allowed]
+
+
+def _int_setting(key: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SpecError(key, f"expected an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any) -> SearchSpec:
+    """A spec from a space already made of hyperopt expressions (the Python API)."""
+    subspaces = split_space(space)
+    for sub in subspaces.values():
+        for cls in sub.classes:
+            if cls not in hardware:
+                raise SpecError(
+                    f"space.{sub.name}._classes",
+                    f"unknown hardware class {cls!r}",
+                    f"Declared classes: {', '.join(hardware)}.",
+                )
+    unknown = sorted(set(settings) - set(_SETTINGS))
+    if unknown:
+        raise SpecError(
+            unknown[0], "unknown search setting", f"Known settings: {', '.join(sorted(_SETTINGS))}."
+        )
+    values = {**_SETTINGS, **settings}
+    for key, minimum in (
+        ("rounds", 1),
+        ("trials_per_round", 1),
+        ("rerank_every", 1),
+        ("n_startup_jobs", 1),
+        ("min_results", 2),
+        ("seed", 0),
+    ):
+        values[key] = _int_setting(key, values[key], minimum)
+    lam = values["planck_lambda"]
+    if isinstance(lam, bool) or not isinstance(lam, int | float) or lam <= 0:
+        raise SpecError("planck_lambda", f"expected a positive number, got {lam!r}")
+    values["objective_args"] = dict(values["objective_args"] or {})
+    return SearchSpec(subspaces=subspaces, classes=dict(hardware), **values)
+
+
+def load_spec(config: Mapping[str, Any], key: str = "hpo") -> SearchSpec:
+    """A spec from its config form (the ``hpo:`` entry of a Snakemake config or profile).
+
+    ``space`` is the declarative space (see :func:`space_from_config`), ``hardware`` the
+    classes; every other key is a setting of :class:`SearchSpec`.
+    """
+    if not isinstance(config, Mapping):
+        raise SpecError(key, f"expected a mapping, got {type(config).__name__}")
+    if "space" not in config:
+        raise SpecError(f"{key}.space", "no search space is given", "Add a space: entry.")
+    settings = {k: v for k, v in config.items() if k not in ("space", "hardware")}
+    try:
+        hardware = parse_hardware(config.get("hardware"), f"{key}.hardware")
+        space = space_from_config(config["space"], f"{key}.space")
+        return make_spec(space, hardware, **settings)
+    except SpecError as e:
+        if e.key.startswith(f"{key}."):
+            raise
+        raise SpecError(f"{key}.{e.key}", e.problem, e.fix) from None

@@ -1,0 +1,193 @@
+"""The SHADHO heuristics against hand-computed values."""
+
+import math
+
+import numpy as np
+import pytest
+from hyperopt import hp
+
+import shadho
+from shadho import HardwareClass, SubspaceStats
+
+
+def test_complexity_terms_by_domain_kind():
+    """2 + width for continuous domains, 2 - 1/n for discrete ones, 1 for constants."""
+    space = {
+        "k": "rbf",
+        "x": hp.uniform("x", -1, 3),  # 2 + 4
+        "lr": hp.loguniform("lr", math.log(1e-3), math.log(1e-1)),  # 2 + ln(100)
+        "n": hp.randint("n", 2, 6),  # n = 4: 1.75
+        "act": hp.choice("act", ["relu", "tanh", "gelu"]),  # 5/3
+        "e": hp.quniform("e", 2, 8, 2),  # 2, 4, 6, 8: 1.75
+        "z": hp.normal("z", 0, 0.5),  # 2 + 2 * 3.2905 * 0.5
+    }
+    terms = shadho.domain_terms(space)
+    assert terms["x"] == pytest.approx(6.0)
+    assert terms["lr"] == pytest.approx(2 + math.log(100))
+    assert terms["n"] == pytest.approx(1.75)
+    assert terms["act"] == pytest.approx(5 / 3)
+    assert terms["e"] == pytest.approx(1.75)
+    assert terms["z"] == pytest.approx(5.2905267)
+    expected = math.log(6 * (2 + math.log(100)) * 1.75 * (5 / 3) * 1.75 * 5.2905267)
+    assert shadho.log_complexity(space) == pytest.approx(expected)
+
+
+def test_svm_kernels_order_by_complexity():
+    """poly > sigmoid > rbf > linear, as in SHADHO's SVM example (rbf: ln 15.86 + ln 13.51)."""
+    C = {"loguniform": [0.03125, 32768]}
+    g = {"loguniform": [1e-4, 10]}
+    cfg = {
+        "m": {
+            "exclusive": {
+                "linear": {"C": C},
+                "rbf": {"C": C, "gamma": g},
+                "sigmoid": {"C": C, "gamma": g, "coef0": {"uniform": [-1, 1]}},
+                "poly": {
+                    "C": C,
+                    "gamma": g,
+                    "coef0": {"uniform": [-1, 1]},
+                    "degree": {"randint": [2, 6]},
+                },
+            }
+        }
+    }
+    subs = shadho.split_space(shadho.space_from_config(cfg))
+    lc = {n: shadho.log_complexity(s.space) for n, s in subs.items()}
+    assert lc["rbf"] == pytest.approx(math.log(2 + 20 * math.log(2)) + math.log(2 + math.log(1e5)))
+    assert lc["poly"] > lc["sigmoid"] > lc["rbf"] > lc["linear"]
+
+
+def _records(name, losses, durations=None, cls="slow"):
+    durations = durations or [1.0] * len(losses)
+    return [
+        {
+            "subspace": name,
+            "status": "ok" if loss is not None else "fail",
+            "loss": loss,
+            "hw_class": cls,
+            "duration_s": d,
+        }
+        for loss, d in zip(losses, durations, strict=True)
+    ]
+
+
+def test_subspace_stats_hand_computed():
+    """best = min loss; uncertainty = sd(ddof=1)/sqrt(n); cost = duration x class speed."""
+    recs = _records("b", [0.05, 0.05, 0.35, None], [1.0, 2.0, 3.0, 2.0], cls="fast")
+    s = shadho.subspace_stats("b", 5.0, recs, {"fast": 4.0}, min_results=3)
+    assert s.best_loss == 0.05 and s.n_ok == 3 and s.n_failed == 1
+    assert s.uncertainty == pytest.approx(math.sqrt(0.03) / math.sqrt(3))
+    assert s.mean_cost == pytest.approx(4.0 * 2.0)
+    few = shadho.subspace_stats("c", 1.0, _records("c", [0.2]), {}, min_results=3)
+    assert not few.explored and few.best_loss == 0.2
+
+
+def test_borda_ranking_hand_computed():
+    """A: complexity pos 1, perf pos 2, unc pos 2 = 5; B: 0+1+1 = 2; C (unexplored): 2+0+0 = 2.
+    B and C tie at 2; B is more complex, so B, C, A."""
+    a = SubspaceStats("A", 3.0, 3, 0, 0.1, 0.1 / math.sqrt(3))
+    b = SubspaceStats("B", 5.0, 3, 0, 0.05, 0.1)
+    c = SubspaceStats("C", 1.0, 1, 0, 0.2, None)
+    assert shadho.borda_scores([a, b, c]) == {"A": 5, "B": 2, "C": 2}
+    assert shadho.rank_subspaces([a, b, c]) == ["B", "C", "A"]
+
+
+def test_ranking_has_no_zero_ties_of_the_reference_code():
+    """The reference code's product of positions gives rank 0 to whichever sub-space is first in
+    any ordering; Borda separates them."""
+    x = SubspaceStats("x", 9.0, 5, 0, 0.9, 0.001)  # most complex, worst, most settled
+    y = SubspaceStats("y", 1.0, 5, 0, 0.1, 0.002)  # least complex, best
+    z = SubspaceStats("z", 5.0, 5, 0, 0.5, 0.5)  # middle, most uncertain
+    assert shadho.borda_scores([x, y, z]) == {"x": 4, "y": 3, "z": 2}
+    assert shadho.rank_subspaces([x, y, z]) == ["z", "y", "x"]
+
+
+def test_assign_blocks_hand_computed_8_over_3():
+    assert shadho.assign_blocks(8, 3) == [
+        [0, 1],
+        [0, 1],
+        [0, 1],
+        [1, 0],
+        [1, 0],
+        [1, 2],
+        [2, 1],
+        [2, 1],
+    ]
+    assert shadho.assign_blocks(2, 4) == [[0, 1], [2, 3]]
+    assert shadho.assign_blocks(1, 3) == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+@pytest.mark.parametrize("m", range(1, 11))
+def test_assign_blocks_properties_for_every_size(n, m):
+    """Every sub-space lands on >= min(2, m) classes, the top-ranked one on the fastest class,
+    every class serves a contiguous window of the ranking, and no class is idle."""
+    blocks = shadho.assign_blocks(n, m)
+    assert len(blocks) == n
+    for classes in blocks:
+        assert len(set(classes)) == len(classes) >= min(2, m)
+        assert all(0 <= j < m for j in classes)
+    assert 0 in blocks[0]
+    for j in range(m):
+        served = [i for i, classes in enumerate(blocks) if j in classes]
+        assert served, f"class {j} serves nothing"
+        assert served == list(range(served[0], served[-1] + 1))
+
+
+def test_assign_classes_honours_restrictions_and_feeds_every_class():
+    classes = [
+        HardwareClass("gpu", speed=4),
+        HardwareClass("mid", speed=2),
+        HardwareClass("cpu", speed=1),
+    ]
+    ranking = ["a", "b", "c", "cnn"]
+    allowed = {
+        "a": ["gpu", "mid", "cpu"],
+        "b": ["gpu", "mid", "cpu"],
+        "c": ["gpu", "mid", "cpu"],
+        "cnn": ["gpu"],
+    }
+    serving = shadho.assign_classes(ranking, classes, allowed)
+    # blocks(4, 3): a->[0,1] b->[0,1] c->[1,0] cnn->[2,1]. cnn may only run on gpu, so it moves
+    # to gpu (its allowed class nearest home); cpu is then idle and borrows mid's sub-spaces.
+    assert shadho.assign_blocks(4, 3) == [[0, 1], [0, 1], [1, 0], [2, 1]]
+    assert serving == {
+        "gpu": ["a", "b", "c", "cnn"],
+        "mid": ["a", "b", "c"],
+        "cpu": ["a", "b", "c"],
+    }
+
+
+def test_planck_weights():
+    assert shadho.planck_weights(4) == pytest.approx([0.4551, 0.2760, 0.1674, 0.1015], abs=1e-4)
+    assert sum(shadho.planck_weights(7, 1.3)) == pytest.approx(1.0)
+
+
+def test_split_round_balances_predicted_load_per_capacity():
+    """fast (capacity 2) and slow (capacity 1) start level, tie to the faster: A on fast (load
+    2 -> 1.0 per capacity); slow is lower: B (1 -> 1.0); tie again: A on fast."""
+    fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=1)
+    pairs = shadho.split_round(
+        3,
+        [fast, slow],
+        {"fast": ["A"], "slow": ["B"]},
+        {"A": 2.0, "B": 1.0},
+        np.random.default_rng(0),
+    )
+    assert pairs == [("fast", "A"), ("slow", "B"), ("fast", "A")]
+
+
+def test_split_round_gives_fast_classes_trials_in_proportion_to_capacity():
+    """4 fast workers at speed 4 and 16 slow ones at speed 1 have equal capacity: with equal
+    costs they get equal numbers of trials (the hardware-agnostic split would be 1:4)."""
+    fast = HardwareClass("fast", count=4, speed=4)
+    slow = HardwareClass("slow", count=16, speed=1)
+    pairs = shadho.split_round(
+        40,
+        [fast, slow],
+        {"fast": ["a", "b"], "slow": ["a", "b"]},
+        {"a": 1.0, "b": 1.0},
+        np.random.default_rng(1),
+    )
+    counts = {c: sum(1 for k, _ in pairs if k == c) for c in ("fast", "slow")}
+    assert counts == {"fast": 20, "slow": 20}

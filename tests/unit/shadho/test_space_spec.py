@@ -1,0 +1,153 @@
+"""Search specs: the declarative form, the split at exclusive choices, and up-front rejection of
+invalid specs with the offending key named."""
+
+import doctest
+
+import pytest
+from hyperopt import hp
+
+import shadho
+from shadho import _complexity, _costmodel, _ranking, _space
+
+SVM = {
+    "model": {
+        "exclusive": {
+            "linear": {"kernel": "linear", "C": {"loguniform": [0.01, 100]}},
+            "rbf": {
+                "kernel": "rbf",
+                "C": {"loguniform": [0.01, 100]},
+                "gamma": {"loguniform": [1e-4, 1]},
+            },
+            "cnn": {"_classes": ["fast"], "lr": {"loguniform": [1e-3, 0.1]}},
+        }
+    },
+    "seed": 3,
+}
+HARDWARE = {"fast": {"count": 2, "cpus": 4, "speed": 4}, "slow": {"count": 8}}
+
+
+def test_doctests_pass():
+    """The examples in the docstrings are true."""
+    for module in (_space, _complexity, _ranking, _costmodel):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_exclusive_choice_splits_into_named_subspaces_with_their_own_domains():
+    """One sub-space per option; the option is recorded under the choice's key, its keys merge
+    into the dict around it, constants are shared, and labels do not contain option names."""
+    subs = shadho.split_space(shadho.space_from_config(SVM))
+    assert list(subs) == ["linear", "rbf", "cnn"]
+    rbf = subs["rbf"].space
+    assert rbf["model"] == "rbf" and rbf["kernel"] == "rbf" and rbf["seed"] == 3
+    assert set(shadho.domain_terms(rbf)) == {"C", "gamma"}
+    assert set(shadho.domain_terms(subs["linear"].space)) == {"C"}
+    assert subs["cnn"].classes == ("fast",) and subs["rbf"].classes == ()
+
+
+def test_nested_exclusive_choices_give_the_cartesian_product():
+    """Two exclusive choices side by side give every combination; hp.choice does not split."""
+    space = {
+        "opt": shadho.exclusive({"sgd": {"lr": hp.uniform("lr", 0, 1)}, "adam": {}}),
+        "arch": shadho.exclusive({"small": {"w": 8}, "big": {"w": 64}}),
+        "act": hp.choice("act", ["relu", "tanh"]),
+    }
+    subs = shadho.split_space(space)
+    assert sorted(subs) == ["adam-big", "adam-small", "sgd-big", "sgd-small"]
+    assert subs["sgd-big"].space["w"] == 64 and subs["sgd-big"].space["opt"] == "sgd"
+    assert set(shadho.domain_terms(subs["sgd-small"].space)) == {"lr", "act"}
+
+
+def test_space_without_exclusive_choice_is_one_subspace():
+    subs = shadho.split_space({"x": hp.uniform("x", 0, 1)})
+    assert list(subs) == ["all"]
+
+
+def test_loguniform_bounds_are_in_the_parameters_own_units():
+    """loguniform: [1e-4, 10] samples inside [1e-4, 10] (converted to hyperopt's ln bounds)."""
+    import numpy as np
+    from hyperopt.pyll import stochastic
+
+    node = shadho.space_from_config({"g": {"loguniform": ["1e-4", 10]}})["g"]
+    draws = [stochastic.sample(node, rng=np.random.default_rng(i)) for i in range(200)]
+    assert 1e-4 <= min(draws) and max(draws) <= 10 and min(draws) < 1e-2
+
+
+def test_load_spec_reads_settings_and_classes():
+    spec = shadho.load_spec(
+        {"space": SVM, "hardware": HARDWARE, "rounds": 3, "trials_per_round": 5, "objective": "m:f"}
+    )
+    assert spec.budget == 15 and spec.objective == "m:f"
+    assert spec.classes["fast"].capacity == 8 and spec.classes["slow"].speed == 1.0
+    assert spec.classes_of("cnn") == ["fast"] and spec.classes_of("rbf") == ["fast", "slow"]
+
+
+@pytest.mark.parametrize(
+    ("space", "hardware", "settings", "key", "words"),
+    [
+        ({"a": {"choice": []}}, HARDWARE, {}, "hpo.space.a.choice", "at least one option"),
+        ({"a": {"exclusive": {}}}, HARDWARE, {}, "hpo.space.a.exclusive", "needs options"),
+        ({"a": {"uniform": [2, 1]}}, HARDWARE, {}, "hpo.space.a.uniform", "not below"),
+        ({"a": {"loguniform": [0, 1]}}, HARDWARE, {}, "hpo.space.a.loguniform", "positive"),
+        ({"a": {"quniform": [0, 4, 0]}}, HARDWARE, {}, "hpo.space.a.quniform", "positive"),
+        ({"a": {"randint": [1.5, 4]}}, HARDWARE, {}, "hpo.space.a.randint", "integers"),
+        ({"a": {"normal": [0, -1]}}, HARDWARE, {}, "hpo.space.a.normal", "sigma"),
+        ({"a": {"uniform": [0, "x"]}}, HARDWARE, {}, "hpo.space.a.uniform[1]", "number"),
+        (
+            {"m": {"exclusive": {"x": {"_classes": ["gpu"], "a": 1}}}},
+            HARDWARE,
+            {},
+            "hpo.space.x._classes",
+            "unknown hardware class 'gpu'",
+        ),
+        (
+            {"m": {"exclusive": {"bad name": {}}}},
+            HARDWARE,
+            {},
+            "hpo.space.m.bad name",
+            "identifier",
+        ),
+        ({"a": 1}, {}, {}, "hpo.hardware", "no hardware class"),
+        ({"a": 1}, {"fast": {"count": 0}}, {}, "hpo.hardware.fast.count", "positive"),
+        ({"a": 1}, {"fast": {"sped": 2}}, {}, "hpo.hardware.fast.sped", "unknown hardware"),
+        ({"a": 1}, HARDWARE, {"roundz": 3}, "hpo.roundz", "unknown search setting"),
+        ({"a": 1}, HARDWARE, {"rounds": 0}, "hpo.rounds", "integer >= 1"),
+    ],
+)
+def test_invalid_spec_is_rejected_naming_the_key(space, hardware, settings, key, words):
+    """Every invalid spec raises SpecError whose key and message name the offending entry."""
+    with pytest.raises(shadho.SpecError) as info:
+        shadho.load_spec({"space": space, "hardware": hardware, **settings})
+    assert info.value.key == key
+    assert key in str(info.value) and words in str(info.value)
+
+
+def test_hardware_class_resources_for_slurm_and_local_caps():
+    """A class maps onto the Slurm executor's resource names, plus hw_class and hw_<name>."""
+    classes = shadho.parse_hardware(
+        {
+            "gpu": {
+                "count": 2,
+                "cpus": 4,
+                "mem_mb": 8000,
+                "slurm_partition": "gpu",
+                "gres": "gpu:1",
+                "constraint": "a100",
+                "runtime": 30,
+                "speed": 4,
+            },
+            "cpu": {"count": 8},
+        }
+    )
+    assert classes["gpu"].resources() == {
+        "hw_class": "gpu",
+        "hw_gpu": 1,
+        "cpus_per_task": 4,
+        "mem_mb": 8000,
+        "runtime": 30,
+        "slurm_partition": "gpu",
+        "gres": "gpu:1",
+        "constraint": "a100",
+    }
+    assert classes["cpu"].resources() == {"hw_class": "cpu", "hw_cpu": 1, "cpus_per_task": 1}
+    assert [c.name for c in shadho.by_speed(classes)] == ["gpu", "cpu"]
