@@ -363,6 +363,11 @@ class CheckpointStore:
             deleted += 1
         for old in runs[:-keep_runs]:
             old["path"].unlink(missing_ok=True)
+        # Half-written files and staged hard links of writers that died (a killed run):
+        # nothing renames them into place any more.
+        for leftover in self.root.glob("tmp/*"):
+            if time.time() - leftover.lstat().st_mtime > ACTIVE_STALE_SECONDS:
+                _remove(leftover)
         return GcReport(len(kept), deleted, deleted_keys, freed, protected)
 
     # ---- internals ----------------------------------------------------------------------------

@@ -194,3 +194,15 @@ def test_cli_verify_finds_and_sets_aside_corruption(store, site_a, capsys):
 def test_cli_refuses_a_directory_that_is_not_a_store(tmp_path, capsys):
     assert cli(["gc", str(tmp_path / "nothing")]) == 2
     assert "not a checkpoint store" in capsys.readouterr().err
+
+
+def test_gc_clears_stale_leftovers_of_dead_writers_only(store):
+    stale = store.root / "tmp" / "stage-1-dead"
+    stale.mkdir()
+    (stale / "0").write_text("half")
+    fresh = store.root / "tmp" / "123-live"
+    fresh.write_text("being written")
+    old = time.time() - 2 * 24 * 3600
+    os.utime(stale, (old, old))
+    store.gc(keep_runs=1)
+    assert not stale.exists() and fresh.exists()
