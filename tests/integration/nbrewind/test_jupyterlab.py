@@ -6,13 +6,12 @@ from pathlib import Path
 from queue import Empty
 
 import nbformat
-import papermill
 import pytest
 from jupyter_client.manager import KernelManager
 
 from nbrewind import import_lab
 
-from .conftest import make_notebook, statuses
+from .conftest import execute, make_notebook, statuses
 
 pytestmark = pytest.mark.integration
 
@@ -75,13 +74,11 @@ def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path
     assert set(record["writes"]) == {"values"} and record["mutated"] == []
     assert record["reads"].keys() == {"base"} and record["sig"].startswith("hmac-sha256:")
 
-    nb = papermill.execute_notebook(
-        str(notebook),
-        str(tmp_path / "again.ipynb"),
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
-        cwd=str(tmp_path),
+    nb = execute(
+        notebook,
+        tmp_path / "again.ipynb",
+        "nbrewind-repeat",
+        cwd=tmp_path,
     )
     assert {s for s, _ in statuses(nb).values()} == {"restored"}
     assert nb.cells[-1].outputs[0]["text"] == "42\n"

@@ -12,7 +12,7 @@ import pytest
 from nbrewind import inspect, pack, trust
 from nbrewind._signing import load_key, sign
 
-from .conftest import executed, make_notebook, outputs, statuses
+from .conftest import execute, executed, make_notebook, outputs, statuses
 
 pytestmark = pytest.mark.integration
 
@@ -44,20 +44,18 @@ def audited(tmp_path_factory, nbrewind_kernels, signing_key):
     """The notebook audited once (alpha=0.5), and the same run under the stock kernel."""
     wd = tmp_path_factory.mktemp("audited")
     source = make_notebook(wd / "in.ipynb", CELLS)
-    audit = papermill.execute_notebook(
-        str(source),
-        str(wd / "out.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-audit",
-        engine_name="nbrewind",
-        progress_bar=False,
+    audit = execute(
+        source,
+        wd / "out.ipynb",
+        "nbrewind-audit",
+        alpha=0.5,
     )
-    stock = papermill.execute_notebook(
-        str(source),
-        str(wd / "stock.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="python3",
-        progress_bar=False,
+    stock = execute(
+        source,
+        wd / "stock.ipynb",
+        "python3",
+        engine=None,
+        alpha=0.5,
     )
     return wd, audit, stock
 
@@ -98,13 +96,11 @@ def test_audit_outputs_are_those_of_the_stock_kernel(audited):
 
 def test_repeat_without_change_restores_all_but_what_cannot_be_checkpointed(audited):
     wd, _, _ = audited
-    nb = papermill.execute_notebook(
-        str(wd / "out.ipynb"),
-        str(wd / "same.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        wd / "out.ipynb",
+        wd / "same.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     status = statuses(nb)
     assert executed(nb) == {"# Parameters", LOCK}
@@ -115,13 +111,11 @@ def test_repeat_without_change_restores_all_but_what_cannot_be_checkpointed(audi
 
 def test_repeat_with_a_changed_parameter_re_executes_its_readers_only(audited):
     wd, _, _ = audited
-    nb = papermill.execute_notebook(
-        str(wd / "out.ipynb"),
-        str(wd / "alpha.ipynb"),
-        parameters={"alpha": 0.7},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        wd / "out.ipynb",
+        wd / "alpha.ipynb",
+        "nbrewind-repeat",
+        alpha=0.7,
     )
     assert executed(nb) == {"# Parameters", LOCK, 'total = scale(df["b"]).sum()'}
     assert statuses(nb)['total = scale(df["b"]).sum()'][1] == (
@@ -137,13 +131,11 @@ def test_editing_a_middle_cell_re_executes_its_dependents_not_the_suffix(audited
     cell = [c for c in edited.cells if c.source.startswith("lst = [1, 2]")][0]
     cell.source = "lst = [1, 2, 5]\nlst.append(3)"
     nbformat.write(edited, str(wd / "edited.ipynb"))
-    nb = papermill.execute_notebook(
-        str(wd / "edited.ipynb"),
-        str(wd / "edited-out.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        wd / "edited.ipynb",
+        wd / "edited-out.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     status = statuses(nb)
     assert executed(nb) == {
@@ -175,13 +167,11 @@ def test_a_tampered_checkpoint_is_detected_and_never_loaded(audited, tmp_path):
     edited = nbformat.read(str(tmp_path / "tampered.ipynb"), as_version=4)
     [c for c in edited.cells if c.source.startswith("df.drop")][0].source += "\nprint('again')"
     nbformat.write(edited, str(tmp_path / "tampered.ipynb"))
-    out = papermill.execute_notebook(
-        str(tmp_path / "tampered.ipynb"),
-        str(tmp_path / "out.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    out = execute(
+        tmp_path / "tampered.ipynb",
+        tmp_path / "out.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     status = statuses(out)
     assert (
@@ -198,24 +188,20 @@ def test_checkpoints_signed_by_another_key_re_execute_until_trusted(audited, tmp
     shutil.copy(wd / "out.ipynb", tmp_path / "theirs.ipynb")
     copy_store(wd, tmp_path)
     monkeypatch.setenv("NBREWIND_KEY_FILE", str(tmp_path / "my-key"))
-    nb = papermill.execute_notebook(
-        str(tmp_path / "theirs.ipynb"),
-        str(tmp_path / "mine.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        tmp_path / "theirs.ipynb",
+        tmp_path / "mine.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     assert nb.metadata["nbrewind"]["cells"]["restored"] == 0
     assert "signed by another key" in statuses(nb)["def scale(x):"][1]
     assert trust(tmp_path / "theirs.ipynb") == {"signed": 11, "already": 0}
-    nb = papermill.execute_notebook(
-        str(tmp_path / "theirs.ipynb"),
-        str(tmp_path / "mine2.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        tmp_path / "theirs.ipynb",
+        tmp_path / "mine2.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     assert nb.metadata["nbrewind"]["cells"]["restored"] == 9
 
@@ -230,13 +216,11 @@ def test_another_python_version_is_detected_and_re_executed(audited, tmp_path, c
         record["sig"] = sign(record, key)
     nbformat.write(nb, str(tmp_path / "old.ipynb"))
     copy_store(wd, tmp_path)
-    out = papermill.execute_notebook(
-        str(tmp_path / "old.ipynb"),
-        str(tmp_path / "new.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    out = execute(
+        tmp_path / "old.ipynb",
+        tmp_path / "new.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     assert out.metadata["nbrewind"]["cells"]["restored"] == 0
     assert "Python 3.10 -> 3.11" in statuses(out)["def scale(x):"][1]
@@ -247,23 +231,21 @@ def test_another_python_version_is_detected_and_re_executed(audited, tmp_path, c
 def test_the_kernel_without_the_engine_says_what_to_do(tmp_path):
     source = make_notebook(tmp_path / "in.ipynb", ["x = 1"])
     with pytest.raises(papermill.PapermillExecutionError, match="--engine nbrewind"):
-        papermill.execute_notebook(
-            str(source),
-            str(tmp_path / "out.ipynb"),
-            kernel_name="nbrewind-audit",
-            progress_bar=False,
+        execute(
+            source,
+            tmp_path / "out.ipynb",
+            "nbrewind-audit",
+            engine=None,
         )
 
 
 def test_the_engine_with_a_stock_kernel_says_what_to_do(tmp_path):
     source = make_notebook(tmp_path / "in.ipynb", ["x = 1"])
     with pytest.raises(Exception, match="-k nbrewind-audit or -k nbrewind-repeat"):
-        papermill.execute_notebook(
-            str(source),
-            str(tmp_path / "out.ipynb"),
-            kernel_name="python3",
-            engine_name="nbrewind",
-            progress_bar=False,
+        execute(
+            source,
+            tmp_path / "out.ipynb",
+            "python3",
         )
 
 
@@ -281,13 +263,11 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
     monkeypatch.setenv("NBREWIND_INLINE_MAX", "1024")
     site_a, site_b, site_c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     source = make_notebook(site_a / "in.ipynb", BIG)
-    papermill.execute_notebook(
-        str(source),
-        str(site_a / "out.ipynb"),
-        kernel_name="nbrewind-audit",
-        engine_name="nbrewind",
-        progress_bar=False,
-        cwd=str(site_a),
+    execute(
+        source,
+        site_a / "out.ipynb",
+        "nbrewind-audit",
+        cwd=site_a,
     )
     entry = record_of(nbformat.read(str(site_a / "out.ipynb"), 4), "import numpy")["writes"]["big"]
     assert "object" in entry and "inline" not in entry and entry["size"] > 800_000
@@ -310,35 +290,29 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
         edited = nbformat.read(str(site / name), as_version=4)
         edited.cells[-1].source = "m = big.mean() + small\nprint(m * 2)"
         nbformat.write(edited, str(site / name))
-        nb = papermill.execute_notebook(
-            str(site / name),
-            str(site / "again.ipynb"),
-            kernel_name="nbrewind-repeat",
-            engine_name="nbrewind",
-            progress_bar=False,
-            cwd=str(site),
+        nb = execute(
+            site / name,
+            site / "again.ipynb",
+            "nbrewind-repeat",
+            cwd=site,
         )
         assert executed(nb) == {"m = big.mean() + small"}, site
         assert nb.cells[-1].outputs[0]["text"] == f"{(49999.5 + 3) * 2}\n"
     # The notebook a repeat writes elsewhere carries its own store: repeatable on its own.
     site_d = tmp_path / "d"
     site_d.mkdir()
-    papermill.execute_notebook(
-        str(site_b / "moved.ipynb"),
-        str(site_d / "out.ipynb"),
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
-        cwd=str(site_d),
+    execute(
+        site_b / "moved.ipynb",
+        site_d / "out.ipynb",
+        "nbrewind-repeat",
+        cwd=site_d,
     )
     shutil.rmtree(site_b)
-    nb = papermill.execute_notebook(
-        str(site_d / "out.ipynb"),
-        str(site_d / "again.ipynb"),
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
-        cwd=str(site_d),
+    nb = execute(
+        site_d / "out.ipynb",
+        site_d / "again.ipynb",
+        "nbrewind-repeat",
+        cwd=site_d,
     )
     assert executed(nb) == set() and nb.metadata["nbrewind"]["cells"]["restored"] == 4
     packed = json.loads((site_c / "packed.ipynb").read_text())
@@ -348,20 +322,16 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
 def test_missing_store_object_means_re_execution_not_failure(tmp_path, monkeypatch):
     monkeypatch.setenv("NBREWIND_INLINE_MAX", "1024")
     source = make_notebook(tmp_path / "a" / "in.ipynb", BIG)
-    papermill.execute_notebook(
-        str(source),
-        str(tmp_path / "a" / "out.ipynb"),
-        kernel_name="nbrewind-audit",
-        engine_name="nbrewind",
-        progress_bar=False,
+    execute(
+        source,
+        tmp_path / "a" / "out.ipynb",
+        "nbrewind-audit",
     )
     shutil.rmtree(tmp_path / "a" / ".nbrewind")
-    nb = papermill.execute_notebook(
-        str(tmp_path / "a" / "out.ipynb"),
-        str(tmp_path / "a" / "again.ipynb"),
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        tmp_path / "a" / "out.ipynb",
+        tmp_path / "a" / "again.ipynb",
+        "nbrewind-repeat",
     )
     assert "does not match its digest" in statuses(nb)["import numpy as np"][1]
     assert nb.cells[-1].outputs[0]["text"] == f"{49999.5 + 3}\n"
@@ -426,13 +396,11 @@ def test_prefix_policy_re_executes_the_whole_suffix_for_comparison(audited, monk
     cell.source = "lst = [1, 2, 5]\nlst.append(3)"
     nbformat.write(edited, str(wd / "edited-prefix.ipynb"))
     monkeypatch.setenv("NBREWIND_POLICY", "prefix")
-    nb = papermill.execute_notebook(
-        str(wd / "edited-prefix.ipynb"),
-        str(wd / "prefix-out.ipynb"),
-        parameters={"alpha": 0.5},
-        kernel_name="nbrewind-repeat",
-        engine_name="nbrewind",
-        progress_bar=False,
+    nb = execute(
+        wd / "edited-prefix.ipynb",
+        wd / "prefix-out.ipynb",
+        "nbrewind-repeat",
+        alpha=0.5,
     )
     firsts = [c.source.splitlines()[0] for c in nb.cells]
     edit = firsts.index("lst = [1, 2, 5]")

@@ -10,12 +10,11 @@ import shutil
 from pathlib import Path
 
 import nbformat
-import papermill
 import pytest
 
 from ckptstore import file_digest
 
-from .conftest import executed, make_notebook, statuses
+from .conftest import execute, executed, make_notebook, statuses
 
 pytestmark = pytest.mark.integration
 
@@ -59,14 +58,12 @@ def site(path: Path, text: str) -> Path:
 
 
 def run(source: Path, dest: Path, kernel: str, store: Path):
-    return papermill.execute_notebook(
-        str(source),
-        str(dest),
-        parameters={"store": str(store)},
-        kernel_name=kernel,
-        engine_name="nbrewind",
-        progress_bar=False,
-        cwd=str(dest.parent),
+    return execute(
+        source,
+        dest,
+        kernel,
+        cwd=dest.parent,
+        store=str(store),
     )
 
 
