@@ -2,22 +2,38 @@ r"""The SHADHO heuristics, fixed: sub-space statistics, a Borda ranking, the ass
 sub-spaces to hardware classes, and the split of a round's trials across classes.
 
 Statistics of sub-space s from its successful results :math:`\ell_1..\ell_n` (once
-:math:`n \ge` ``min_results``; before that s is *unexplored*):
+``min_results`` of its trials have finished; before that s is *unexplored*):
 
 - performance :math:`b_s = \min_i \ell_i` (the best loss; lower is more promising);
 - uncertainty :math:`u_s = \mathrm{sd}(\ell) / \sqrt{n}` (the standard error of the mean
-  loss, sd with n - 1 degrees of freedom): how unsettled our picture of s still is. It replaces
-  the reference code's spread of GP length-scales, which read the *unfitted* kernel and was
-  pure noise;
+  loss, sd with n - 1 degrees of freedom; 0 with fewer than two successful results): how
+  unsettled our picture of s still is. It replaces the reference code's spread of GP
+  length-scales, which read the *unfitted* kernel and was pure noise;
 - cost :math:`\bar c_s`, the mean reference cost of its trials (duration times the speed of
   the class that ran it), used to predict how long its next trials take.
 
-Ranking (lower is better, Borda count instead of the reference code's product of positions,
-which ties every sub-space that is first in any ordering at 0): order the sub-spaces by
-complexity (descending), by performance (ascending) and by uncertainty (descending);
-unexplored sub-spaces come first in the last two. A sub-space's position in an ordering is the
-number of sub-spaces strictly ahead of it. Its score is the sum of its three positions; rank by
-score, ties broken by higher complexity, then by name.
+Ranking, in two steps.
+
+1. SHADHO's Borda order (lower is better; a Borda count instead of the reference code's product
+   of positions, which ties every sub-space that is first in any ordering at 0): order the
+   sub-spaces by complexity (descending), by performance (ascending) and by uncertainty
+   (descending); unexplored sub-spaces come first in the last two. A sub-space's position in
+   an ordering is the number of sub-spaces strictly ahead of it. Its score is the sum of its
+   three positions; order by score, ties broken by higher complexity, then by name.
+2. The incumbent leads: the explored sub-space holding the best loss so far (ties by name)
+   moves to the front; the others keep their Borda order.
+
+Why step 2: in a Borda count performance is one vote in three, so a sub-space that is small
+(low complexity) and settled (low uncertainty) sinks however good it is. On the digits space
+the CNN, which holds every one of the best results, ranked 4th or 5th of 5 and got about 10%
+of the trials where plain TPE gives it half, and the search missed TPE's best loss. Leading
+with the incumbent guarantees the most promising sub-space the largest share (and the fastest
+class) while complexity and uncertainty still order, and so feed, every other sub-space.
+
+A sub-space is *explored* once ``min_results`` of its trials have finished (successful or
+failed). One whose trials all failed is explored with no best loss: it is last on performance
+and on uncertainty (0), so a sub-space that only fails sinks instead of staying "unexplored",
+and favoured, for ever.
 
 Assignment: classes are sorted fastest first (declared ``speed``). With n ranked sub-spaces
 and m classes, sub-space i's *home* class is :math:`\lfloor i m / n \rfloor` (n >= m), so the
@@ -28,7 +44,10 @@ class's set is a contiguous window of the ranking. With n < m, class j serves su
 :math:`\lfloor j n / m \rfloor` and a sub-space with a single class also gets a neighbour.
 Restrictions (``_classes``) are then applied.
 
-Round split: trials go one at a time to the class with the least predicted load per capacity
+Round split: first, every unexplored sub-space gets the trials it still needs to be explored
+(its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
+before; in round 0 that spreads the first trials evenly instead of by complexity alone. Then
+trials go one at a time to the class with the least predicted load per capacity
 (:math:`L_c / (\mathrm{count}_c \cdot \mathrm{speed}_c)`, ties to the faster class); the class
 draws a sub-space from its ranked list with Planck weights
 :math:`p_k \propto e^{-\lambda k}` (lambda = 0.5: 0.455, 0.276, 0.167, 0.102 for four), and its
@@ -36,10 +55,10 @@ load grows by that sub-space's predicted cost. This decides how many trials each
 gets.
 
 Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
-(:mod:`shadho._costmodel`) and the trials are placed longest first, each on the worker slot
-(of a class serving its sub-space) where it would finish earliest, ties to the faster class:
-the LPT rule for machines of different speeds. Balancing predicted finish times is what
-shortens a round that ends with a barrier.
+(:mod:`shadho._costmodel`) and the trials are placed longest first (ties: the most constrained
+first), each on the worker slot (of a class serving its sub-space) where it would finish
+earliest, ties to the faster class: the LPT rule for machines of different speeds. Balancing
+predicted finish times is what shortens a round that ends with a barrier.
 """
 
 import math
@@ -79,7 +98,8 @@ def subspace_stats(
     """Statistics of one sub-space from its finished trial records.
 
     A record has ``status`` ("ok" or "fail"), ``loss``, ``hw_class`` and ``duration_s``; its
-    reference cost is ``duration_s * speeds[hw_class]``.
+    reference cost is ``duration_s * speeds[hw_class]``. The sub-space is explored once
+    ``min_results`` records exist, whatever their status.
     """
     losses = [float(r["loss"]) for r in records if r.get("status") == "ok"]
     costs = [
@@ -89,8 +109,8 @@ def subspace_stats(
     ]
     n = len(losses)
     uncertainty = None
-    if n >= min_results:
-        uncertainty = float(np.std(losses, ddof=1) / math.sqrt(n))
+    if len(records) >= min_results:
+        uncertainty = float(np.std(losses, ddof=1) / math.sqrt(n)) if n >= 2 else 0.0
     return SubspaceStats(
         name=name,
         log_complexity=log_complexity,
@@ -107,23 +127,46 @@ def _positions(keys: Mapping[str, float]) -> dict[str, int]:
     return {name: sum(other < key for other in keys.values()) for name, key in keys.items()}
 
 
+def _performance_key(s: SubspaceStats) -> float:
+    """Lower is more promising: unexplored first, then by best loss, explored-but-never-
+    successful last."""
+    if not s.explored:
+        return -math.inf
+    return s.best_loss if s.best_loss is not None else math.inf
+
+
 def borda_scores(stats: Sequence[SubspaceStats]) -> dict[str, int]:
     """Sum of each sub-space's positions in the three orderings (see the module docstring)."""
     complexity = _positions({s.name: -s.log_complexity for s in stats})
-    performance = _positions(
-        {s.name: s.best_loss if s.explored else -math.inf for s in stats}  # type: ignore[misc]
-    )
+    performance = _positions({s.name: _performance_key(s) for s in stats})
     uncertainty = _positions(
         {s.name: -s.uncertainty if s.explored else -math.inf for s in stats}  # type: ignore[operator]
     )
     return {s.name: complexity[s.name] + performance[s.name] + uncertainty[s.name] for s in stats}
 
 
-def rank_subspaces(stats: Sequence[SubspaceStats]) -> list[str]:
-    """Sub-space names, best (most complex, promising and uncertain) first."""
+def borda_order(stats: Sequence[SubspaceStats]) -> list[str]:
+    """Sub-space names by Borda score, best (most complex, promising and uncertain) first."""
     scores = borda_scores(stats)
     ordered = sorted(stats, key=lambda s: (scores[s.name], -s.log_complexity, s.name))
     return [s.name for s in ordered]
+
+
+def incumbent(stats: Sequence[SubspaceStats]) -> Optional[str]:
+    """The explored sub-space holding the best loss so far (ties by name), or None."""
+    held = [s for s in stats if s.explored and s.best_loss is not None]
+    if not held:
+        return None
+    return min(held, key=lambda s: (s.best_loss, s.name)).name
+
+
+def rank_subspaces(stats: Sequence[SubspaceStats]) -> list[str]:
+    """The ranking: the incumbent first, then the others in Borda order (module docstring)."""
+    order = borda_order(stats)
+    lead = incumbent(stats)
+    if lead is None:
+        return order
+    return [lead, *(name for name in order if name != lead)]
 
 
 def _home_blocks(n: int, m: int) -> list[list[int]]:
@@ -215,18 +258,36 @@ def split_round(
     predicted_cost: Mapping[str, float],
     rng: np.random.Generator,
     lam: float = 0.5,
+    floor: Optional[Mapping[str, int]] = None,
 ) -> list[tuple[str, str]]:
     """``n_trials`` (class, sub-space) pairs balancing the classes' predicted load per capacity.
 
-    ``classes`` fastest first; classes serving nothing get no trials.
+    ``floor[s]`` trials of sub-space s come first (the trials an unexplored sub-space still
+    needs before the ranking can judge it), dealt one per sub-space in turn in ``floor`` order
+    so that a round too small for every floor still starts every sub-space; each goes to the
+    least-loaded class serving s, and the rest are Planck draws. ``classes`` fastest
+    first; classes serving nothing get no trials.
     """
     active = [c for c in classes if serving.get(c.name)]
     if not active:
         raise ValueError("no hardware class serves any sub-space")
     load = {c.name: 0.0 for c in active}
-    out = []
-    for _ in range(n_trials):
-        cls = min(active, key=lambda c: (load[c.name] / c.capacity, -c.speed))
+    out: list[tuple[str, str]] = []
+
+    def least_loaded(candidates: Sequence[HardwareClass]) -> HardwareClass:
+        return min(candidates, key=lambda c: (load[c.name] / c.capacity, -c.speed))
+
+    floor = dict(floor or {})
+    for turn in range(max(floor.values(), default=0)):
+        for sub, wanted in floor.items():
+            hosts = [c for c in active if sub in serving[c.name]]
+            if turn >= wanted or not hosts or len(out) == n_trials:
+                continue
+            cls = least_loaded(hosts)
+            load[cls.name] += predicted_cost[sub]
+            out.append((cls.name, sub))
+    while len(out) < n_trials:
+        cls = least_loaded(active)
         subs = serving[cls.name]
         sub = subs[int(rng.choice(len(subs), p=planck_weights(len(subs), lam)))]
         load[cls.name] += predicted_cost[sub]
@@ -239,8 +300,9 @@ def place_trials(
     candidates: Sequence[Sequence[str]],
     classes: Sequence[HardwareClass],
 ) -> list[str]:
-    """The class of each trial: longest predicted first, each on the worker slot (among its
-    candidate classes) where it would finish earliest; ``classes`` fastest first.
+    """The class of each trial: longest predicted first (ties: fewest candidate classes
+    first), each on the worker slot (among its candidate classes) where it would finish
+    earliest; ``classes`` fastest first.
 
     >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
     >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
@@ -248,7 +310,9 @@ def place_trials(
     """
     finish = {c.name: [0.0] * c.count for c in classes}
     out = [""] * len(predicted)
-    for i in sorted(range(len(predicted)), key=lambda i: -predicted[i]):
+    # Longest first; among equal predictions the most constrained (fewest candidate classes)
+    # first, so a trial that can only run on one class is not left for a class already full.
+    for i in sorted(range(len(predicted)), key=lambda i: (-predicted[i], len(candidates[i]))):
         best: Optional[tuple[float, str, int]] = None
         for c in classes:
             if c.name not in candidates[i]:

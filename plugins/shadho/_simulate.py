@@ -16,6 +16,8 @@ Strategies, all with the same sub-spaces, trial budget and round size:
   the earliest-free worker in submission order;
 - ``agnostic_pull``: as ``agnostic`` but every free worker pulls the next trial from one queue
   (a single pool without classes): the strongest hardware-oblivious placement;
+- ``agnostic_same_trials`` (:func:`replay_agnostic`): SHADHO's own trials, round by round,
+  placed as ``agnostic`` places them: the gain of placement alone;
 - ``tpe``: one hyperopt TPE over the whole space (exclusive choices as an ``hp.choice``),
   asked for a round's trials at once, placed like ``agnostic``.
 """
@@ -23,7 +25,7 @@ Strategies, all with the same sub-spaces, trial budget and round size:
 import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -67,6 +69,7 @@ class SimTrial:
     predicted: float = 1.0
     worker: int = -1
     end: float = 0.0
+    round: int = -1
 
 
 @dataclass
@@ -170,7 +173,9 @@ def simulate_shadho(
         made = []
         for t in plan["trials"]:
             hit = pool.lookup(t["subspace"], t["vals"])
-            sim = SimTrial(t["subspace"], t["vals"], hit["cost"], hit["loss"], t["predicted_cost"])
+            sim = SimTrial(
+                t["subspace"], t["vals"], hit["cost"], hit["loss"], t["predicted_cost"], round=r
+            )
             queues[t["hw_class"]].append(sim)
             made.append((t, sim))
         now = run_round(cluster, {c: _lpt(q) for c, q in queues.items()}, now)
@@ -191,8 +196,6 @@ def simulate_shadho(
 
 
 def _with_seed(spec: SearchSpec, seed: int) -> SearchSpec:
-    from dataclasses import replace
-
     return replace(spec, seed=seed)
 
 
@@ -217,7 +220,7 @@ def simulate_agnostic(
     records: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     trials: list[SimTrial] = []
     ends, now = [], 0.0
-    for _ in range(rounds):
+    for r in range(rounds):
         picks = rng.choice(len(names), size=spec.trials_per_round)
         made = []
         for i, name in enumerate(names):
@@ -227,7 +230,9 @@ def simulate_agnostic(
             opt = SubspaceOptimizer(spec.subspaces[name].space, records[name], spec.n_startup_jobs)
             for s in opt.ask(k, int(rng.integers(2**31 - 1))):
                 hit = pool.lookup(name, s.vals)
-                made.append((name, s.tid, SimTrial(name, s.vals, hit["cost"], hit["loss"])))
+                made.append(
+                    (name, s.tid, SimTrial(name, s.vals, hit["cost"], hit["loss"], round=r))
+                )
         order = rng.permutation(len(made))
         made = [made[i] for i in order]
         now = run_round(
@@ -246,6 +251,27 @@ def simulate_agnostic(
         trials += [m[2] for m in made]
     label = "agnostic_pull" if pull else "agnostic"
     return SimResult(label, trials, ends, len(cluster.speeds), cluster.speeds)
+
+
+def replay_agnostic(spec: SearchSpec, result: SimResult, seed: int) -> SimResult:
+    """``result``'s own trials, round by round, placed as ``agnostic`` places them (random
+    class, weighted by worker count; earliest-free worker in a random order).
+
+    The same trials, the same rounds: only the placement differs, so the ratio of the two
+    makespans is the gain of hardware-aware placement alone, free of the sub-space mix (which
+    changes trials per hour: a CNN trial costs several SVM fits).
+    """
+    cluster = Cluster(by_speed(spec.classes))
+    rng = np.random.default_rng([seed, 3])
+    trials: list[SimTrial] = []
+    ends, now = [], 0.0
+    for r in range(len(result.round_ends)):
+        batch = [replace(t, worker=-1, end=0.0) for t in result.trials if t.round == r]
+        batch = [batch[i] for i in rng.permutation(len(batch))]
+        now = run_round(cluster, _random_class_queues(cluster, batch, rng, False), now)
+        ends.append(now)
+        trials += batch
+    return SimResult("agnostic_same_trials", trials, ends, len(cluster.speeds), cluster.speeds)
 
 
 def joint_space(options: Mapping[str, Any]) -> Any:
@@ -292,13 +318,13 @@ def simulate_joint_tpe(
     records: list[dict[str, Any]] = []
     trials: list[SimTrial] = []
     ends, now = [], 0.0
-    for _ in range(rounds):
+    for r in range(rounds):
         opt = SubspaceOptimizer(joint, records, n_startup)
         made = []
         for s in opt.ask(spec.trials_per_round, int(rng.integers(2**31 - 1))):
             name, vals = to_subspace_vals(s.vals)
             hit = pool.lookup(name, vals)
-            made.append((s, SimTrial(name, vals, hit["cost"], hit["loss"])))
+            made.append((s, SimTrial(name, vals, hit["cost"], hit["loss"], round=r)))
         now = run_round(
             cluster, _random_class_queues(cluster, [m[1] for m in made], rng, False), now
         )

@@ -4,6 +4,7 @@ mechanics (the benchmark's real losses and costs come from bench/shadho.py)."""
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hyperopt import hp
 
@@ -28,6 +29,30 @@ def test_predict_costs_from_nearest_trials_in_log_units():
     assert predict_costs(SPACE, [], [{"C": 40.0}], speeds, 5.0) == [5.0]
 
 
+def test_predict_costs_forest_learns_which_hyperparameter_drives_the_cost(monkeypatch):
+    """Cost depends on x only (10 above 0.5, 1 below); y and z are noise that mislead a
+    distance. From FOREST_MIN trials the forest tells expensive from cheap where the nearest
+    neighbours cannot, and predicts the same twice (planning a round twice must agree)."""
+    space = {label: hp.uniform(label, 0, 1) for label in "xyz"}
+    rng = np.random.default_rng(0)
+
+    def configs(n):
+        return [dict(zip("xyz", map(float, p), strict=True)) for p in rng.random((n, 3))]
+
+    def cost(vals):
+        return 10.0 if vals["x"] > 0.5 else 1.0
+
+    records = [{"vals": v, "duration_s": cost(v), "hw_class": "c"} for v in configs(20)]
+    queries = configs(50)
+    expensive = np.array([cost(q) > 3 for q in queries])
+    forest = np.array(predict_costs(space, records, queries, {"c": 1.0}, 5.0))
+    assert np.mean((forest > 3) == expensive) >= 0.95
+    assert predict_costs(space, records, queries, {"c": 1.0}, 5.0) == list(forest)
+    monkeypatch.setattr(shadho._costmodel, "FOREST_MIN", 10**6)
+    nearest = np.array(predict_costs(space, records, queries, {"c": 1.0}, 5.0))
+    assert np.mean((nearest > 3) == expensive) <= 0.85
+
+
 def test_place_trials_longest_first_on_earliest_finish_respecting_candidates():
     fast = HardwareClass("fast", count=1, speed=4)
     slow = HardwareClass("slow", count=2, speed=1)
@@ -42,6 +67,20 @@ def test_place_trials_longest_first_on_earliest_finish_respecting_candidates():
     assert place_trials([8, 1], [["slow"], ["fast", "slow"]], [fast, slow]) == ["slow", "fast"]
     with pytest.raises(ValueError, match="no candidate class"):
         place_trials([1], [["gpu"]], [fast, slow])
+
+
+def test_place_trials_equal_predictions_place_the_most_constrained_first():
+    """Round 0 predicts equal costs. fast (speed 2) and slow (speed 1), one worker each; the
+    third trial may only run on fast. Placed first, it takes fast at 0.5; the others end at
+    1.0 (fast) and 1.0 (slow). In list order it would have ended at 1.5, after both others
+    took fast's early slots."""
+    fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=1)
+    both = ["fast", "slow"]
+    assert place_trials([1, 1, 1], [both, both, ["fast"]], [fast, slow]) == [
+        "fast",
+        "slow",
+        "fast",
+    ]
 
 
 def test_plan_places_trials_predicted_expensive_on_the_fast_class():
@@ -125,6 +164,14 @@ def test_strategies_share_budget_and_shadho_balances_rounds():
         m = r.metrics(target=0.01)
         assert 0 < m["utilisation"] <= 1 and m["trials_per_hour"] > 0
     assert results[0].makespan < results[1].makespan
+    replayed = sim.replay_agnostic(spec, results[0], 0)
+    # The same trials in the same rounds, only placed at random: longer rounds.
+    for r in range(4):
+        mine = sorted((t.subspace, t.cost) for t in results[0].trials if t.round == r)
+        assert mine == sorted((t.subspace, t.cost) for t in replayed.trials if t.round == r)
+        assert len(mine) == 20
+    assert replayed.makespan > results[0].makespan
+    assert all(t.worker >= 0 for t in replayed.trials)
 
 
 def test_plan_round_accepts_a_cost_predictor():

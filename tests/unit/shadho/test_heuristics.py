@@ -89,6 +89,9 @@ def test_borda_ranking_hand_computed():
     b = SubspaceStats("B", 5.0, 3, 0, 0.05, 0.1)
     c = SubspaceStats("C", 1.0, 1, 0, 0.2, None)
     assert shadho.borda_scores([a, b, c]) == {"A": 5, "B": 2, "C": 2}
+    assert shadho.borda_order([a, b, c]) == ["B", "C", "A"]
+    # B also holds the best loss of the explored sub-spaces, so it leads the ranking anyway.
+    assert shadho.incumbent([a, b, c]) == "B"
     assert shadho.rank_subspaces([a, b, c]) == ["B", "C", "A"]
 
 
@@ -99,7 +102,41 @@ def test_ranking_has_no_zero_ties_of_the_reference_code():
     y = SubspaceStats("y", 1.0, 5, 0, 0.1, 0.002)  # least complex, best
     z = SubspaceStats("z", 5.0, 5, 0, 0.5, 0.5)  # middle, most uncertain
     assert shadho.borda_scores([x, y, z]) == {"x": 4, "y": 3, "z": 2}
-    assert shadho.rank_subspaces([x, y, z]) == ["z", "y", "x"]
+    assert shadho.borda_order([x, y, z]) == ["z", "y", "x"]
+
+
+def test_incumbent_leads_the_ranking_even_when_borda_sinks_it():
+    """The digits case: the sub-space with the best loss is the least complex and the most
+    settled, so Borda puts it last (0+... positions: cnn 2+0+2 = 4 vs svm 0+1+0 = 1, mid
+    1+2+1 = 4, ties to complexity). The ranking moves it to the front; the rest keep Borda."""
+    cnn = SubspaceStats("cnn", 1.0, 10, 0, 0.015, 0.001)
+    svm = SubspaceStats("svm", 9.0, 10, 0, 0.024, 0.05)
+    mid = SubspaceStats("mid", 5.0, 10, 0, 0.300, 0.01)
+    assert shadho.borda_scores([cnn, svm, mid]) == {"cnn": 4, "svm": 1, "mid": 4}
+    assert shadho.borda_order([cnn, svm, mid]) == ["svm", "mid", "cnn"]
+    assert shadho.incumbent([cnn, svm, mid]) == "cnn"
+    assert shadho.rank_subspaces([cnn, svm, mid]) == ["cnn", "svm", "mid"]
+
+
+def test_no_incumbent_before_any_subspace_is_explored():
+    """Round 0 and the first rounds: nothing explored, the ranking is the Borda order."""
+    a = SubspaceStats("a", 2.0, 1, 0, 0.01, None)
+    b = SubspaceStats("b", 4.0, 0, 0, None, None)
+    assert shadho.incumbent([a, b]) is None
+    assert shadho.rank_subspaces([a, b]) == shadho.borda_order([a, b]) == ["b", "a"]
+
+
+def test_a_subspace_that_only_fails_sinks_instead_of_staying_unexplored():
+    """Three failures explore a sub-space (no best loss, uncertainty 0): it is last on
+    performance and uncertainty, where before it stayed 'unexplored', first, for ever."""
+    failing = shadho.subspace_stats("f", 9.0, _records("f", [None, None, None]), {}, 3)
+    assert failing.explored and failing.best_loss is None and failing.uncertainty == 0.0
+    ok = shadho.subspace_stats("ok", 1.0, _records("ok", [0.2, 0.3, 0.4]), {}, 3)
+    # f: complexity 0 + performance 1 + uncertainty 1 = 2; ok: 1 + 0 + 0 = 1.
+    assert shadho.borda_scores([failing, ok]) == {"f": 2, "ok": 1}
+    assert shadho.rank_subspaces([failing, ok]) == ["ok", "f"]
+    single = shadho.subspace_stats("s", 1.0, _records("s", [0.2, None, None]), {}, 3)
+    assert single.explored and single.best_loss == 0.2 and single.uncertainty == 0.0
 
 
 def test_assign_blocks_hand_computed_8_over_3():
@@ -175,6 +212,37 @@ def test_split_round_balances_predicted_load_per_capacity():
         np.random.default_rng(0),
     )
     assert pairs == [("fast", "A"), ("slow", "B"), ("fast", "A")]
+
+
+def test_split_round_gives_unexplored_subspaces_their_floor_first():
+    """floor: a needs 2 more trials, c (slow only) 1, dealt in turns: a, c, a. Each goes to the
+    least loaded class serving it: a on fast (tie at 0, to the faster), c on slow (its only
+    class), a on fast (0.5 per capacity vs slow's 1.0); the last trial is a Planck draw on
+    fast (1.0 vs 1.0, tie to the faster)."""
+    fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=1)
+    serving = {"fast": ["b", "a"], "slow": ["b", "a", "c"]}
+    costs = {"a": 1.0, "b": 1.0, "c": 1.0}
+    pairs = shadho.split_round(
+        4, [fast, slow], serving, costs, np.random.default_rng(0), floor={"a": 2, "c": 1}
+    )
+    assert pairs[:3] == [("fast", "a"), ("slow", "c"), ("fast", "a")]
+    assert pairs[3][0] == "fast" and pairs[3][1] in serving["fast"]
+
+
+def test_split_round_deals_floors_in_turns_when_the_round_is_too_small():
+    """Three unexplored sub-spaces needing 3 each and a round of 4: every one starts (a, b, c,
+    then a again) rather than a taking 3 and c none."""
+    one = HardwareClass("one", count=4)
+    serving = {"one": ["a", "b", "c"]}
+    pairs = shadho.split_round(
+        4,
+        [one],
+        serving,
+        {"a": 1.0, "b": 1.0, "c": 1.0},
+        np.random.default_rng(0),
+        floor={"a": 3, "b": 3, "c": 3},
+    )
+    assert [sub for _, sub in pairs] == ["a", "b", "c", "a"]
 
 
 def test_split_round_gives_fast_classes_trials_in_proportion_to_capacity():

@@ -156,6 +156,18 @@ def test_reranking_happens_every_k_results():
     assert plan2["ranking"]["at_results"] == 12  # 12 >= 10: re-ranked
 
 
+def test_round_zero_explores_every_subspace_before_planck_draws():
+    """min_results (3) trials per sub-space come first: with 9 trials in round 0 each of the 3
+    sub-spaces gets exactly 3, whatever the ranking; once explored, no floor is left."""
+    spec = _spec(trials_per_round=9)
+    plan = shadho.plan_round(spec, 0, [], None)
+    counts = {s: sum(t["subspace"] == s for t in plan["trials"]) for s in ("lin", "rbf", "big")}
+    assert counts == {"lin": 3, "rbf": 3, "big": 3}
+    history = shadho.merge_round([], plan, fake_results(plan))
+    stats = shadho.compute_stats(spec, history)
+    assert all(s.explored for s in stats.values())
+
+
 def test_fast_class_gets_more_trials_per_worker():
     """fast: 1 worker at speed 3 (capacity 3); slow: 2 workers at speed 1 (capacity 2)."""
     spec = _spec(trials_per_round=10)
