@@ -276,24 +276,22 @@ def simulate(args, options: dict, sizes: dict[str, int], plot_path: "Path | None
     if plot_path is not None:
         plot({n: r[0] for n, r in runs.items()}, target, plot_path, ", ".join(options))
     sensitivity = {}
-    for speed in args.speeds:
-        hw = {"fast": {"count": 4, "speed": speed}, "slow": {"count": 16, "speed": 1.0}}
+    for label, fast, balance in args.speeds:
+        hw = {"fast": {"count": 4, **fast}, "slow": {"count": 16, "speed": 1.0}}
         spec_s = make_spec(options, args.round_size, hw)
         ratios_s = []
         for seed in range(args.sensitivity_seeds):
             a_run = sim.simulate_agnostic(spec_s, pool, rounds, seed)
             b_run = sim.simulate_shadho(spec_s, pool, rounds, seed)
             ratios_s.append(a_run.makespan / b_run.makespan)
-        sensitivity[f"fast_speed_{speed:g}"] = {
+        sensitivity[label] = {
+            "fast_class": fast,
             "throughput_ratio_vs_agnostic_median": statistics.median(ratios_s),
             "per_seed": ratios_s,
-            # Random placement sends 16/20 of the work to the slow class (capacity 16); perfect
-            # balancing spreads it over 4 * speed + 16: the ratio from load balance alone.
-            "load_balance_ratio": (16 / 20) * (4 * speed + 16) / 16,
+            "load_balance_ratio": balance,
         }
         print(
-            f"  fast speed {speed:g}: shadho/agnostic throughput "
-            f"x{statistics.median(ratios_s):.2f}",
+            f"  {label} {fast}: shadho/agnostic throughput x{statistics.median(ratios_s):.2f}",
             flush=True,
         )
     pool_stats = {
@@ -428,6 +426,18 @@ def real_run() -> dict:
     }
 
 
+def speed_cases() -> list[tuple[str, dict, float | None]]:
+    """The fast class at speeds 2, 4 and 8 for every sub-space, and a GPU-like class at speed 2
+    that runs the CNN at 8 (``speed_by_subspace``). With one speed s, random placement sends
+    16/20 of the work to the slow class (capacity 16) and perfect balancing spreads it over
+    4 s + 16: the ratio from load balance alone (none for the GPU-like class)."""
+    cases: list[tuple[str, dict, float | None]] = [
+        (f"fast_speed_{s:g}", {"speed": s}, (16 / 20) * (4 * s + 16) / 16) for s in (2.0, 4.0, 8.0)
+    ]
+    cases.append(("gpu_like", {"speed": 2.0, "speed_by_subspace": {"cnn": 8.0}}, None))
+    return cases
+
+
 def fmt(x: "float | None") -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.2f}"
 
@@ -476,7 +486,7 @@ def main() -> None:
     for name, options in scenarios().items():
         sizes = {n: pool_size for n in options}
         # The speed sweep only for the main scenario: it is what the design is for.
-        args.speeds = (2.0, 4.0, 8.0) if name == "full" else ()
+        args.speeds = speed_cases() if name == "full" else ()
         print(
             f"scenario {name} ({', '.join(options)}): {args.seeds} seeds x {args.budget} "
             f"trials, rounds of {args.round_size}, pools {sizes}",

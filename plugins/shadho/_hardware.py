@@ -17,7 +17,7 @@ from ._errors import SpecError
 from ._space import NAME_PATTERN
 
 _SLURM_KEYS = ("slurm_partition", "gres", "constraint", "slurm_account", "qos")
-_KNOWN_KEYS = {"count", "cpus", "mem_mb", "speed", "runtime", *_SLURM_KEYS}
+_KNOWN_KEYS = {"count", "cpus", "mem_mb", "speed", "speed_by_subspace", "runtime", *_SLURM_KEYS}
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ class HardwareClass:
 
     ``speed`` is declared, not measured: SHADHO sorts classes by it, sizes their share of a
     round by ``count * speed`` and predicts a trial's duration on a class as its reference cost
-    (duration on a speed-1 worker) divided by it.
+    (duration on a speed-1 worker) divided by it. ``speed_by_subspace`` overrides it for named
+    sub-spaces: a GPU class may run the CNN 8 times as fast as the reference and an SVM only
+    twice (``speed: 2, speed_by_subspace: {cnn: 8}``).
     """
 
     name: str
@@ -40,11 +42,16 @@ class HardwareClass:
     constraint: Optional[str] = None
     slurm_account: Optional[str] = None
     qos: Optional[str] = None
+    speed_by_subspace: tuple[tuple[str, float], ...] = ()
 
     @property
     def capacity(self) -> float:
         """Reference work per unit time the whole class can do: workers times speed."""
         return self.count * self.speed
+
+    def speed_of(self, subspace: Optional[str]) -> float:
+        """This class's speed on trials of ``subspace`` (``speed`` unless overridden)."""
+        return dict(self.speed_by_subspace).get(subspace or "", self.speed)
 
     def resources(self) -> dict[str, Any]:
         """Snakemake ``resources:`` of a trial on this class (unset optional keys omitted)."""
@@ -102,6 +109,18 @@ def parse_hardware(config: Any, key: str = "hardware") -> dict[str, HardwareClas
                 fields[k] = _positive(f"{where}.{k}", entry[k], int)
         if entry.get("speed") is not None:
             fields["speed"] = _positive(f"{where}.speed", entry["speed"], float)
+        by_subspace = entry.get("speed_by_subspace")
+        if by_subspace is not None:
+            if not isinstance(by_subspace, Mapping):
+                raise SpecError(
+                    f"{where}.speed_by_subspace",
+                    f"expected a mapping of sub-space to speed, got {by_subspace!r}",
+                    "For example speed_by_subspace: {cnn: 8}.",
+                )
+            fields["speed_by_subspace"] = tuple(
+                (str(sub), _positive(f"{where}.speed_by_subspace.{sub}", value, float))
+                for sub, value in by_subspace.items()
+            )
         for k in _SLURM_KEYS:
             if entry.get(k) is not None:
                 fields[k] = str(entry[k])

@@ -48,11 +48,11 @@ Round split: first, every unexplored sub-space gets the trials it still needs to
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
 before; in round 0 that spreads the first trials evenly instead of by complexity alone. Then
 trials go one at a time to the class with the least predicted load per capacity
-(:math:`L_c / (\mathrm{count}_c \cdot \mathrm{speed}_c)`, ties to the faster class); the class
-draws a sub-space from its ranked list with Planck weights
-:math:`p_k \propto e^{-\lambda k}` (lambda = 0.5: 0.455, 0.276, 0.167, 0.102 for four), and its
-load grows by that sub-space's predicted cost. This decides how many trials each sub-space
-gets.
+(:math:`L_c / \mathrm{count}_c`, ties to the faster class); the class draws a sub-space from its
+ranked list with Planck weights :math:`p_k \propto e^{-\lambda k}` (lambda = 0.5: 0.455, 0.276,
+0.167, 0.102 for four), and its load :math:`L_c` grows by that sub-space's predicted cost over
+the class's speed on it (``speed``, or its ``speed_by_subspace`` entry). This decides how many
+trials each sub-space gets.
 
 Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
 (:mod:`shadho._costmodel`) and the trials are placed longest first (ties: the most constrained
@@ -260,7 +260,8 @@ def split_round(
     lam: float = 0.5,
     floor: Optional[Mapping[str, int]] = None,
 ) -> list[tuple[str, str]]:
-    """``n_trials`` (class, sub-space) pairs balancing the classes' predicted load per capacity.
+    """``n_trials`` (class, sub-space) pairs balancing the classes' predicted busy time per
+    worker (a trial adds its predicted reference cost over the class's speed on its sub-space).
 
     ``floor[s]`` trials of sub-space s come first (the trials an unexplored sub-space still
     needs before the ranking can judge it), dealt one per sub-space in turn in ``floor`` order
@@ -275,7 +276,11 @@ def split_round(
     out: list[tuple[str, str]] = []
 
     def least_loaded(candidates: Sequence[HardwareClass]) -> HardwareClass:
-        return min(candidates, key=lambda c: (load[c.name] / c.capacity, -c.speed))
+        return min(candidates, key=lambda c: (load[c.name] / c.count, -c.speed))
+
+    def add(cls: HardwareClass, sub: str) -> None:
+        load[cls.name] += predicted_cost[sub] / cls.speed_of(sub)
+        out.append((cls.name, sub))
 
     floor = dict(floor or {})
     for turn in range(max(floor.values(), default=0)):
@@ -283,15 +288,11 @@ def split_round(
             hosts = [c for c in active if sub in serving[c.name]]
             if turn >= wanted or not hosts or len(out) == n_trials:
                 continue
-            cls = least_loaded(hosts)
-            load[cls.name] += predicted_cost[sub]
-            out.append((cls.name, sub))
+            add(least_loaded(hosts), sub)
     while len(out) < n_trials:
         cls = least_loaded(active)
         subs = serving[cls.name]
-        sub = subs[int(rng.choice(len(subs), p=planck_weights(len(subs), lam)))]
-        load[cls.name] += predicted_cost[sub]
-        out.append((cls.name, sub))
+        add(cls, subs[int(rng.choice(len(subs), p=planck_weights(len(subs), lam)))])
     return out
 
 
@@ -299,10 +300,12 @@ def place_trials(
     predicted: Sequence[float],
     candidates: Sequence[Sequence[str]],
     classes: Sequence[HardwareClass],
+    subspaces: Optional[Sequence[str]] = None,
 ) -> list[str]:
     """The class of each trial: longest predicted first (ties: fewest candidate classes
     first), each on the worker slot (among its candidate classes) where it would finish
-    earliest; ``classes`` fastest first.
+    earliest; ``classes`` fastest first. ``subspaces[i]``, when given, is trial i's sub-space,
+    for classes whose speed depends on it (``speed_by_subspace``).
 
     >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
     >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
@@ -314,11 +317,12 @@ def place_trials(
     # first, so a trial that can only run on one class is not left for a class already full.
     for i in sorted(range(len(predicted)), key=lambda i: (-predicted[i], len(candidates[i]))):
         best: Optional[tuple[float, str, int]] = None
+        sub = subspaces[i] if subspaces else None
         for c in classes:
             if c.name not in candidates[i]:
                 continue
             slot = min(range(c.count), key=finish[c.name].__getitem__)
-            end = finish[c.name][slot] + predicted[i] / c.speed
+            end = finish[c.name][slot] + predicted[i] / c.speed_of(sub)
             if best is None or end < best[0] - 1e-12:
                 best = (end, c.name, slot)
         if best is None:

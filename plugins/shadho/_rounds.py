@@ -38,9 +38,9 @@ def compute_stats(
     spec: SearchSpec, history: Sequence[Mapping[str, Any]]
 ) -> dict[str, SubspaceStats]:
     """Statistics of every sub-space from the finished records."""
-    speeds = {c.name: c.speed for c in spec.classes.values()}
     out = {}
     for name, sub in spec.subspaces.items():
+        speeds = {c.name: c.speed_of(name) for c in spec.classes.values()}
         records = [r for r in history if r["subspace"] == name]
         out[name] = subspace_stats(
             name, log_complexity(sub.space), records, speeds, spec.min_results
@@ -109,7 +109,6 @@ def plan_round(
         spec.planck_lambda,
         floor,
     )
-    speeds = {c.name: c.speed for c in classes}
     trials: list[dict[str, Any]] = []
     for index, name in enumerate(spec.subspaces):
         wanted = sum(1 for _, sub in pairs if sub == name)
@@ -120,6 +119,7 @@ def plan_round(
         optimizer = SubspaceOptimizer(space, [_tpe_record(r) for r in mine], spec.n_startup_jobs)
         asked = optimizer.ask(wanted, _seed(spec.seed, round_index, index))
         if cost_predictor is None:
+            speeds = {c.name: c.speed_of(name) for c in classes}
             predicted = predict_costs(space, mine, [s.vals for s in asked], speeds, costs[name])
         else:
             predicted = [float(cost_predictor(name, s.vals)) for s in asked]
@@ -138,7 +138,12 @@ def plan_round(
     candidates = [[c for c, subs in serving.items() if t["subspace"] in subs] for t in trials]
     for trial, cls in zip(
         trials,
-        place_trials([t["predicted_cost"] for t in trials], candidates, classes),
+        place_trials(
+            [t["predicted_cost"] for t in trials],
+            candidates,
+            classes,
+            [t["subspace"] for t in trials],
+        ),
         strict=True,
     ):
         trial["hw_class"] = cls

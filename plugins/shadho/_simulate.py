@@ -69,23 +69,32 @@ class SimTrial:
     predicted: float = 1.0
     worker: int = -1
     end: float = 0.0
+    duration: float = 0.0
     round: int = -1
 
 
 @dataclass
 class Cluster:
-    """Workers of declared classes; worker i has ``speeds[i]`` and belongs to ``names[i]``."""
+    """Workers of declared classes; worker i has ``speeds[i]`` and belongs to ``names[i]``
+    (class ``of[i]``, whose ``speed_by_subspace`` may make it faster on some sub-spaces)."""
 
     classes: list[HardwareClass]
     names: list[str] = field(init=False)
     speeds: list[float] = field(init=False)
+    of: list[HardwareClass] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.names = [c.name for c in self.classes for _ in range(c.count)]
-        self.speeds = [c.speed for c in self.classes for _ in range(c.count)]
+        self.of = [c for c in self.classes for _ in range(c.count)]
+        self.names = [c.name for c in self.of]
+        self.speeds = [c.speed for c in self.of]
 
     def workers_of(self, cls: str) -> list[int]:
         return [i for i, n in enumerate(self.names) if n == cls]
+
+    def duration(self, worker: int, trial: "SimTrial") -> float:
+        """How long ``trial`` runs on ``worker``: its reference cost over the worker's speed on
+        the trial's sub-space."""
+        return trial.cost / self.of[worker].speed_of(trial.subspace)
 
 
 def run_round(cluster: Cluster, queues: Mapping[str, Sequence[SimTrial]], start: float) -> float:
@@ -101,7 +110,8 @@ def run_round(cluster: Cluster, queues: Mapping[str, Sequence[SimTrial]], start:
         for trial in queue:
             t, w = heapq.heappop(free)
             trial.worker = w
-            trial.end = t + trial.cost / cluster.speeds[w]
+            trial.duration = cluster.duration(w, trial)
+            trial.end = t + trial.duration
             heapq.heappush(free, (trial.end, w))
             end = max(end, trial.end)
     return end
@@ -130,7 +140,7 @@ class SimResult:
         return min(hits, default=math.inf)
 
     def metrics(self, target: float) -> dict[str, float]:
-        busy = sum(t.cost / self.speeds[t.worker] for t in self.trials)
+        busy = sum(t.duration for t in self.trials)
         work = sum(t.cost for t in self.trials)
         hours = self.makespan / 3600
         return {
@@ -185,7 +195,7 @@ def simulate_shadho(
                 **t,
                 "status": "ok" if s.loss is not None else "fail",
                 "loss": s.loss,
-                "duration_s": s.cost / cluster.speeds[s.worker],
+                "duration_s": s.duration,
             }
             for t, s in made
         ]
@@ -266,7 +276,8 @@ def replay_agnostic(spec: SearchSpec, result: SimResult, seed: int) -> SimResult
     trials: list[SimTrial] = []
     ends, now = [], 0.0
     for r in range(len(result.round_ends)):
-        batch = [replace(t, worker=-1, end=0.0) for t in result.trials if t.round == r]
+        # Copies: run_round sets their worker, duration and end anew.
+        batch = [replace(t) for t in result.trials if t.round == r]
         batch = [batch[i] for i in rng.permutation(len(batch))]
         now = run_round(cluster, _random_class_queues(cluster, batch, rng, False), now)
         ends.append(now)

@@ -69,6 +69,26 @@ def test_place_trials_longest_first_on_earliest_finish_respecting_candidates():
         place_trials([1], [["gpu"]], [fast, slow])
 
 
+def test_place_trials_uses_each_classes_speed_on_the_trials_subspace():
+    """gpu: one worker, speed 1 but 4 on 'cnn'; cpu: one worker, speed 2. Two trials of
+    predicted cost 4: the CNN ends at 1.0 on gpu (2.0 on cpu) and goes there; the SVM then ends
+    at 2.0 on cpu (5.0 on gpu). Blind to the sub-space (no ``subspaces``), the first trial
+    would take cpu (2.0 < 4.0) and the second gpu (4.0 ties cpu's 4.0, to the faster-listed)."""
+    gpu = HardwareClass("gpu", count=1, speed=1, speed_by_subspace=(("cnn", 4.0),))
+    cpu = HardwareClass("cpu", count=1, speed=2)
+    both = [["gpu", "cpu"]] * 2
+    assert place_trials([4, 4], both, [gpu, cpu], ["cnn", "svm"]) == ["gpu", "cpu"]
+    assert place_trials([4, 4], both, [gpu, cpu]) == ["cpu", "gpu"]
+
+
+def test_simulated_duration_uses_the_speed_on_the_subspace():
+    gpu = HardwareClass("gpu", count=1, speed=2, speed_by_subspace=(("cnn", 8.0),))
+    cluster = sim.Cluster([gpu])
+    cnn, svm = sim.SimTrial("cnn", {}, 8.0, 0.1), sim.SimTrial("svm", {}, 8.0, 0.1)
+    assert sim.run_round(cluster, {"gpu": [cnn, svm]}, start=0.0) == 1.0 + 4.0
+    assert (cnn.duration, svm.duration) == (1.0, 4.0)
+
+
 def test_place_trials_equal_predictions_place_the_most_constrained_first():
     """Round 0 predicts equal costs. fast (speed 2) and slow (speed 1), one worker each; the
     third trial may only run on fast. Placed first, it takes fast at 0.5; the others end at

@@ -214,6 +214,19 @@ def test_split_round_balances_predicted_load_per_capacity():
     assert pairs == [("fast", "A"), ("slow", "B"), ("fast", "A")]
 
 
+def test_split_round_load_is_busy_time_on_the_subspace():
+    """gpu (1 worker, speed 1, 4 on 'cnn') and cpu (1 worker, speed 1), both serving only
+    'cnn' at cost 4: a CNN adds 1.0 to gpu's load and 4.0 to cpu's. gpu takes the first (tie
+    at 0, list order), cpu the second (0 < 1.0), and gpu the next three (its loads 1.0, 2.0,
+    3.0 are all below cpu's 4.0)."""
+    gpu = HardwareClass("gpu", count=1, speed=1, speed_by_subspace=(("cnn", 4.0),))
+    cpu = HardwareClass("cpu", count=1, speed=1)
+    pairs = shadho.split_round(
+        5, [gpu, cpu], {"gpu": ["cnn"], "cpu": ["cnn"]}, {"cnn": 4.0}, np.random.default_rng(0)
+    )
+    assert [c for c, _ in pairs] == ["gpu", "cpu", "gpu", "gpu", "gpu"]
+
+
 def test_split_round_gives_unexplored_subspaces_their_floor_first():
     """floor: a needs 2 more trials, c (slow only) 1, dealt in turns: a, c, a. Each goes to the
     least loaded class serving it: a on fast (tie at 0, to the faster), c on slow (its only

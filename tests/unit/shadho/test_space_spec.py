@@ -110,6 +110,27 @@ def test_load_spec_reads_settings_and_classes():
         ({"a": 1}, {}, {}, "hpo.hardware", "no hardware class"),
         ({"a": 1}, {"fast": {"count": 0}}, {}, "hpo.hardware.fast.count", "positive"),
         ({"a": 1}, {"fast": {"sped": 2}}, {}, "hpo.hardware.fast.sped", "unknown hardware"),
+        (
+            {"m": {"exclusive": {"cnn": {"a": 1}}}},
+            {"gpu": {"speed_by_subspace": {"cnx": 8}}},
+            {},
+            "hpo.hardware.gpu.speed_by_subspace.cnx",
+            "unknown sub-space 'cnx'",
+        ),
+        (
+            {"a": 1},
+            {"gpu": {"speed_by_subspace": {"cnn": 0}}},
+            {},
+            "hpo.hardware.gpu.speed_by_subspace.cnn",
+            "positive",
+        ),
+        (
+            {"a": 1},
+            {"gpu": {"speed_by_subspace": 8}},
+            {},
+            "hpo.hardware.gpu.speed_by_subspace",
+            "mapping of sub-space to speed",
+        ),
         ({"a": 1}, HARDWARE, {"roundz": 3}, "hpo.roundz", "unknown search setting"),
         ({"a": 1}, HARDWARE, {"rounds": 0}, "hpo.rounds", "integer >= 1"),
     ],
@@ -151,3 +172,11 @@ def test_hardware_class_resources_for_slurm_and_local_caps():
     }
     assert classes["cpu"].resources() == {"hw_class": "cpu", "hw_cpu": 1, "cpus_per_task": 1}
     assert [c.name for c in shadho.by_speed(classes)] == ["gpu", "cpu"]
+
+
+def test_speed_by_subspace_overrides_the_class_speed_for_named_subspaces():
+    """A GPU class twice as fast as the reference on an SVM and 8 times on the CNN."""
+    classes = shadho.parse_hardware({"gpu": {"speed": 2, "speed_by_subspace": {"cnn": 8}}})
+    gpu = classes["gpu"]
+    assert gpu.speed_of("cnn") == 8.0 and gpu.speed_of("svm_rbf") == 2.0
+    assert gpu.speed_of(None) == 2.0 and gpu.capacity == 2.0

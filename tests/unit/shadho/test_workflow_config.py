@@ -40,3 +40,9 @@ def test_slurm_config_places_classes_on_the_clusters_partitions():
     assert fast["cpus_per_task"] == 2 and fast["mem_mb"] == 4000
     assert slow["slurm_partition"] == "cpu" and "gres" not in slow
     assert [c.name for c in shadho.by_speed(spec.classes)] == ["fast", "slow"]
+    # The GPU class speeds the CNN up 16 times, an SVM 4 times; the first round's plan sends
+    # the CNN trials there.
+    assert spec.classes["fast"].speed_of("cnn") == 16.0
+    assert spec.classes["fast"].speed_of("svm_rbf") == 4.0
+    plan = shadho.plan_round(spec, 0, [])
+    assert {t["hw_class"] for t in plan["trials"] if t["subspace"] == "cnn"} == {"fast"}
