@@ -26,9 +26,9 @@ class HardwareClass:
 
     ``speed`` is declared, not measured: SHADHO sorts classes by it and predicts a trial's
     duration on a class as its reference cost (duration on a speed-1 worker) divided by it,
-    which is how a round's trials are balanced across classes. ``speed_by_subspace`` overrides it for named
-    sub-spaces: a GPU class may run the CNN 8 times as fast as the reference and an SVM only
-    twice (``speed: 2, speed_by_subspace: {cnn: 8}``).
+    which is how a round's trials are balanced across classes. ``speed_by_subspace`` overrides
+    it for named sub-spaces: a GPU class may run the CNN 8 times as fast as the reference and
+    an SVM only twice (``speed: 2, speed_by_subspace: {cnn: 8}``).
     """
 
     name: str
