@@ -42,7 +42,8 @@ class across the nearer block boundary (first half of a block: the faster neighb
 half: the slower one), so with m >= 2 every sub-space runs on at least two classes and every
 class's set is a contiguous window of the ranking. With n < m, class j serves sub-space
 :math:`\lfloor j n / m \rfloor` and a sub-space with a single class also gets a neighbour.
-Restrictions (``_classes``) are then applied.
+Restrictions (``_classes``) are then applied, and a class declared fastest on a sub-space
+(``speed_by_subspace``) is added to the sub-space's classes.
 
 Round split: first, every unexplored sub-space gets the trials it still needs to be explored
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
@@ -216,7 +217,9 @@ def assign_classes(
     ``allowed[s]`` lists the classes that may run sub-space s.
 
     A sub-space left with no class by its restrictions goes to its allowed class nearest its
-    home; a class left with no sub-space takes those of the nearest class that it may run.
+    home; a class declared faster on a sub-space (``speed_by_subspace``) than every other
+    allowed class also serves it, wherever the sub-space ranks, so a GPU class always gets the
+    CNN; a class left with no sub-space takes those of the nearest class that it may run.
     """
     names = [c.name for c in classes]
     blocks = assign_blocks(len(ranking), len(classes))
@@ -226,6 +229,12 @@ def assign_classes(
         if not ok and allowed[sub]:
             home = block[0]
             ok = [min(allowed[sub], key=lambda c: (abs(names.index(c) - home), names.index(c)))]
+        hosts = [c for c in classes if c.name in allowed[sub]]
+        if hosts:
+            fastest = max(hosts, key=lambda c: c.speed_of(sub))
+            declared = sub in dict(fastest.speed_by_subspace)
+            if declared and fastest.name not in ok:
+                ok.append(fastest.name)
         for c in ok:
             serving[c].append(sub)
     for j, c in enumerate(names):

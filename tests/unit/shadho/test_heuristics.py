@@ -171,6 +171,29 @@ def test_assign_blocks_properties_for_every_size(n, m):
         assert served == list(range(served[0], served[-1] + 1))
 
 
+def test_assign_classes_gives_a_subspace_to_the_class_declared_fastest_on_it():
+    """Three classes by base speed: fast, mid, gpu (speed 1, but 8 on 'cnn'). Ranked first,
+    the CNN's block is fast and mid; the gpu class, declared fastest on it, serves it too. The
+    other sub-spaces keep their blocks."""
+    fast = HardwareClass("fast", speed=4)
+    mid = HardwareClass("mid", speed=2)
+    gpu = HardwareClass("gpu", speed=1, speed_by_subspace=(("cnn", 8.0),))
+    everywhere = ["fast", "mid", "gpu"]
+    allowed = {s: everywhere for s in ("cnn", "a", "b", "c")}
+    # cnn ranked first: its block is fast and mid (assign_blocks(4, 3)[0] == [0, 1]).
+    serving = shadho.assign_classes(["cnn", "a", "b", "c"], [fast, mid, gpu], allowed)
+    assert shadho.assign_blocks(4, 3)[0] == [0, 1]
+    assert "cnn" in serving["gpu"] and "cnn" in serving["fast"] and "cnn" in serving["mid"]
+    # Without the declaration the gpu class (slowest) does not get the top-ranked sub-space.
+    plain = HardwareClass("gpu", speed=1)
+    serving = shadho.assign_classes(["cnn", "a", "b", "c"], [fast, mid, plain], allowed)
+    assert "cnn" not in serving["gpu"]
+    # A class not allowed to run it does not get it.
+    only_fast = {**allowed, "cnn": ["fast"]}
+    serving = shadho.assign_classes(["cnn", "a", "b", "c"], [fast, mid, gpu], only_fast)
+    assert serving["gpu"] and "cnn" not in serving["gpu"]
+
+
 def test_assign_classes_honours_restrictions_and_feeds_every_class():
     classes = [
         HardwareClass("gpu", speed=4),
