@@ -93,6 +93,11 @@ def file_digest(path: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
+LAYOUT = ("objects", "keys", "runs", "active", "tmp")
+"""The directories of a store; FORMAT is written after them, so a store is complete once
+FORMAT exists."""
+
+
 class CheckpointStore:
     """A checkpoint store rooted at a directory (created on first use if ``create``).
 
@@ -112,14 +117,24 @@ class CheckpointStore:
             if not marker.exists():
                 if not create:
                     raise StoreError(f"{self.root} is not a checkpoint store (no FORMAT file)")
-                if self.root.exists() and any(self.root.iterdir()):
+                # A directory holding only the store's own layout (and FORMAT, written since
+                # the check above) is a store another process is creating right now, or an
+                # interrupted creation: finish it, do not refuse it.
+                own = {*LAYOUT, marker.name}
+                foreign = sorted(
+                    p.name
+                    for p in (self.root.iterdir() if self.root.exists() else ())
+                    if p.name not in own
+                )
+                if foreign:
                     raise StoreError(
-                        f"{self.root} is not empty and not a checkpoint store; choose an empty "
-                        "or new directory"
+                        f"{self.root} is not empty (it holds {foreign[0]!r}) and not a "
+                        "checkpoint store; choose an empty or new directory"
                     )
-                for sub in ("objects", "keys", "runs", "active", "tmp"):
+                for sub in LAYOUT:
                     (self.root / sub).mkdir(parents=True, exist_ok=True)
-                self._write_atomically(marker, FORMAT.encode(), durable=True)
+                if not marker.exists():
+                    self._write_atomically(marker, FORMAT.encode(), durable=True)
             found = marker.read_text().strip()
         except PermissionError as e:
             raise StoreError(f"checkpoint store {self.root} is not accessible: {e}") from None

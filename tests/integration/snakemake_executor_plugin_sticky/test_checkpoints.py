@@ -202,7 +202,7 @@ def test_unusable_store_is_a_clear_error(workflow, run_snakemake, tmp_path):
     (not_a_store / "x.csv").write_text("1")
     run = run_snakemake(wd, "--sticky-checkpoints", str(not_a_store))
     assert run.returncode != 0
-    assert "not empty and not a checkpoint store" in run.output
+    assert "not empty (it holds 'x.csv') and not a checkpoint store" in run.output
 
 
 def test_plan_says_what_would_be_restored_and_why_the_rest_runs(site_a, run_snakemake, tmp_path):

@@ -2,6 +2,8 @@
 
 import multiprocessing
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, file_digest
 from ckptstore.__main__ import main as cli
+from ckptstore.store import FORMAT
 
 KEY_A, KEY_B, KEY_C = "a" * 64, "b" * 64, "c" * 64
 
@@ -95,10 +98,38 @@ def test_not_a_store_is_a_clear_error(tmp_path):
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "data.csv").write_text("x")
-    with pytest.raises(StoreError, match="not empty and not a checkpoint store"):
+    with pytest.raises(StoreError, match=r"not empty \(it holds 'data.csv'\) and not a checkpoint"):
         CheckpointStore(busy)
     with pytest.raises(StoreError, match="no FORMAT file"):
         CheckpointStore(tmp_path / "missing", create=False)
+
+
+def test_a_store_being_created_by_another_process_is_completed_not_refused(tmp_path):
+    """Two runs starting at once on a new store: the second may find the first's directories
+    but no FORMAT yet. Only the store's own layout there: it is a store in creation."""
+    half = tmp_path / "half"
+    for sub in ("objects", "keys", "tmp"):
+        (half / sub).mkdir(parents=True)
+    store = CheckpointStore(half)
+    assert (half / "FORMAT").read_text().strip() == FORMAT
+    assert all((half / sub).is_dir() for sub in ("objects", "keys", "runs", "active", "tmp"))
+    assert store.has("sha256:" + "0" * 64) is False
+
+
+def test_many_processes_creating_one_store_at_once_all_open_it(tmp_path):
+    """Eight processes open the same new store at the same moment; every one succeeds."""
+    root = tmp_path / "shared"
+    code = (
+        "import sys, time; from ckptstore.store import CheckpointStore; "
+        "t = float(sys.argv[2]); time.sleep(max(0.0, t - time.time())); "
+        "CheckpointStore(sys.argv[1])"
+    )
+    start = time.time() + 1.5
+    command = [sys.executable, "-c", code, str(root), str(start)]
+    procs = [subprocess.Popen(command, stderr=subprocess.PIPE) for _ in range(8)]
+    errors = [p.communicate(timeout=60)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    assert (root / "FORMAT").read_text().strip() == FORMAT
 
 
 def test_keys_must_be_hex():
