@@ -69,6 +69,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ._costmodel import reference_cost
 from ._hardware import HardwareClass
 
 
@@ -103,11 +104,7 @@ def subspace_stats(
     ``min_results`` records exist, whatever their status.
     """
     losses = [float(r["loss"]) for r in records if r.get("status") == "ok"]
-    costs = [
-        float(r["duration_s"]) * speeds.get(str(r.get("hw_class")), 1.0)
-        for r in records
-        if r.get("duration_s") is not None
-    ]
+    costs = [c for r in records if (c := reference_cost(r, speeds)) is not None]
     n = len(losses)
     uncertainty = None
     if len(records) >= min_results:
