@@ -2,10 +2,20 @@
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
-from ._notebook import NotebookError, format_table, import_lab, inspect, pack, trust
+from ._notebook import (
+    NotebookError,
+    format_table,
+    import_lab,
+    inspect,
+    lab_records_path,
+    pack,
+    trust,
+)
+from ._review import CheckpointReview, format_review
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,8 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("inspect", help="per-cell table: reads, writes, sizes, status")
     ins.add_argument("notebook", type=Path)
 
-    tr = sub.add_parser("trust", help="sign a reviewed notebook's checkpoints with your key")
+    tr = sub.add_parser(
+        "trust",
+        help="show what each checkpoint would import, then sign the records with your key",
+    )
     tr.add_argument("notebook", type=Path)
+    tr.add_argument("--yes", action="store_true", help="sign without asking")
 
     il = sub.add_parser(
         "import-lab", help="write the records kept while running NB in JupyterLab into NB"
@@ -73,7 +87,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(format_table(inspect(args.notebook)))
             return 0
         if args.command == "trust":
-            counts = trust(args.notebook)
+            counts = trust(args.notebook, approve=None if args.yes else _ask(args.notebook))
+            if counts["declined"]:
+                print(f"{args.notebook}: nothing signed", file=sys.stderr)
+                return 1
             print(
                 f"{args.notebook}: {counts['signed']} cell record(s) signed, "
                 f"{counts['already']} already trusted"
@@ -86,6 +103,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                 f"{counts['stale']} edited since they ran and {counts['missing']} never run "
                 "(they will execute on repeat)"
             )
+            if counts["refused"]:
+                print(
+                    f"nbrewind: refused {counts['refused']} record(s) of "
+                    f"{lab_records_path(args.notebook)} not written by your nbrewind-audit "
+                    "kernel (no valid MAC with your key): not imported, not signed",
+                    file=sys.stderr,
+                )
             return 0
         if args.command == "install-kernels":
             from ._install import install_kernels
@@ -97,6 +121,24 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"nbrewind: {e}", file=sys.stderr)
         return 2
     return 1
+
+
+def _ask(notebook: Path) -> Callable[[list[CheckpointReview]], bool]:
+    def approve(reviews: list[CheckpointReview]) -> bool:
+        print(format_review(reviews))
+        dangerous = sum(1 for r in reviews if r.dangerous)
+        if dangerous:
+            print(f"{dangerous} checkpoint(s) import globals that can run code (marked <--).")
+        try:
+            answer = input(
+                f"Sign the records of {notebook} with your key? Repeat will then unpickle "
+                "these checkpoints, importing and calling what is listed above. [y/N] "
+            )
+        except EOFError:
+            answer = ""
+        return answer.strip().lower() in ("y", "yes")
+
+    return approve
 
 
 def _run(args: argparse.Namespace) -> int:

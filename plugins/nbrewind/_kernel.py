@@ -29,7 +29,7 @@ from ckptstore import file_digest
 from ._dataflow import analyse_cell, reads_closure, source_hash
 from ._notebook import lab_records_path
 from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob
-from ._signing import SigningKeyError, Trust, load_key, verify
+from ._signing import LAB_MAC_FIELD, SigningKeyError, Trust, lab_mac, load_key, verify
 from ._values import blob_digest, load, serialize
 
 ENGINE_MISSING = (
@@ -172,13 +172,19 @@ class NBRewindKernel(IPythonKernel):
             return await run()
         reply = await self._audited(code, {"store": str(notebook.parent / STORE_DIRNAME)}, run)
         if self._record is not None:
+            entry = {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
+            try:
+                if self._key is None:
+                    self._key = load_key()
+                # MAC'ed with this user's key: `import-lab` refuses lines without it.
+                entry[LAB_MAC_FIELD] = lab_mac(notebook.name, entry, self._key)
+            except SigningKeyError as e:
+                print(f"nbrewind: record of this cell not kept: {e}", file=sys.stderr)
+                return reply
             sidecar = lab_records_path(notebook)
             sidecar.parent.mkdir(parents=True, exist_ok=True)
-            line = json.dumps(
-                {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
-            )
             with open(sidecar, "a") as f:
-                f.write(line + "\n")
+                f.write(json.dumps(entry) + "\n")
         return reply
 
     # ---- restoring ----------------------------------------------------------------------
