@@ -48,6 +48,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep blobs in a .nbrewind/ store beside OUTPUT instead of inline",
     )
+    pk.add_argument(
+        "--with-inputs",
+        action="store_true",
+        help="also bundle the input files the records name into the .nbrewind/ store beside "
+        "OUTPUT (a repeat where they are missing puts them back)",
+    )
+    pk.add_argument(
+        "--cwd",
+        type=Path,
+        default=None,
+        help="where the notebook ran (its relative input paths start there); default: the "
+        "directory of INPUT",
+    )
 
     ins = sub.add_parser("inspect", help="per-cell table: reads, writes, sizes, status")
     ins.add_argument("notebook", type=Path)
@@ -78,10 +91,25 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.command == "run":
             return _run(args)
         if args.command == "pack":
-            counts = pack(args.input, args.output, bundle=args.bundle)
+            counts = pack(
+                args.input,
+                args.output,
+                bundle=args.bundle,
+                with_inputs=args.with_inputs,
+                cwd=args.cwd,
+            )
             what = "bundled in .nbrewind/" if args.bundle else "inline"
             n = counts["bundled"] if args.bundle else counts["inlined"]
-            print(f"{args.output}: {n} checkpoint(s) {what}")
+            line = f"{args.output}: {n} checkpoint(s) {what}"
+            if args.with_inputs:
+                line += f", {counts['inputs']} input file(s) bundled in .nbrewind/"
+            print(line)
+            if counts.get("inputs_skipped"):
+                print(
+                    f"nbrewind: {counts['inputs_skipped']} input(s) named by an absolute path "
+                    "not bundled (they name this machine); see `nbrewind inspect`",
+                    file=sys.stderr,
+                )
             return 0
         if args.command == "inspect":
             print(format_table(inspect(args.notebook)))

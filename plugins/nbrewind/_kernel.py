@@ -31,6 +31,7 @@ from ._notebook import lab_records_path
 from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob
 from ._signing import LAB_MAC_FIELD, SigningKeyError, Trust, lab_mac, load_key, verify
 from ._values import blob_digest, load, serialize
+from ._workflow_cell import WorkflowWatch
 
 ENGINE_MISSING = (
     "the {kernel} kernel records cell checkpoints through the nbrewind papermill engine, and "
@@ -229,7 +230,15 @@ class NBRewindKernel(IPythonKernel):
         workflow = bool(request.get("workflow", analysis.workflow))
         snapshot = _snapshot_files(Path.cwd()) if workflow else {}
         started = time.perf_counter()
-        reply = await run()
+        if workflow:
+            with WorkflowWatch(self.shell, Path.cwd()) as watch:
+                reply = await run()
+            failure = watch.failure() if reply.get("status") == "ok" else None
+            if failure is not None:
+                # IPython's `!` does not raise: fail the cell with the workflow's own error.
+                reply = self._error_reply("WorkflowFailed", failure)
+        else:
+            reply = await run()
         seconds = time.perf_counter() - started
         if reply.get("status") != "ok":
             self._record = {"status": "error", "seconds": round(seconds, 6)}

@@ -13,6 +13,8 @@ from typing import Any, Optional
 import nbformat
 
 from ._dataflow import analyse_cell, source_hash
+from ._inputs import InputError, notebook_inputs
+from ._inputs import bundle as bundle_inputs
 from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
 from ._review import CheckpointReview, review_entry
 from ._signing import Trust, key_id, load_key, sign, verify, verify_lab_line
@@ -72,9 +74,20 @@ def records(nb: Any) -> list[tuple[int, dict[str, Any]]]:
     ]
 
 
-def pack(source: Path, dest: Path, bundle: bool = False) -> dict[str, int]:
+def pack(
+    source: Path,
+    dest: Path,
+    bundle: bool = False,
+    with_inputs: bool = False,
+    cwd: Optional[Path] = None,
+) -> dict[str, int]:
     """Write ``dest``: every checkpoint inline (one self-contained file), or, with ``bundle``,
-    the notebook plus a ``.nbrewind/`` object store beside it holding exactly what it uses."""
+    the notebook plus a ``.nbrewind/`` object store beside it holding exactly what it uses.
+
+    ``with_inputs`` also copies the input files the records name (relative paths, found under
+    ``cwd``, by default the source notebook's directory, where they must still have the
+    content the cells read) into that store, content addressed: a repeat at a site that has
+    only the notebook and its store puts them back (see :mod:`nbrewind._inputs`)."""
     nb = read_notebook(source)
     roots = store_roots(source, nb)
     dest_store = dest.parent.resolve() / STORE_DIRNAME
@@ -95,6 +108,15 @@ def pack(source: Path, dest: Path, bundle: bool = False) -> dict[str, int]:
             else:
                 entry["inline"] = base64.b64encode(blob).decode("ascii")
                 counts["inlined"] += 1
+    if with_inputs:
+        base = (cwd or source.parent).resolve()
+        try:
+            counts["inputs"], skipped = bundle_inputs(
+                list(notebook_inputs(records(nb))), base, dest_store
+            )
+        except InputError as e:
+            raise NotebookError(f"cannot pack {source} with its inputs: {e}") from None
+        counts["inputs_skipped"] = len(skipped)
     nb.metadata.setdefault("nbrewind", {})["store"] = STORE_DIRNAME
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_notebook(nb, dest)

@@ -30,6 +30,7 @@ from ckptstore import file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
+from ._inputs import restore_missing
 from ._notebook import outputs_digest
 from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, inline_max
 from ._plan import RESTORE, CellFacts, decide
@@ -252,6 +253,7 @@ class RewindClient(PapermillNotebookClient):
         elif self.policy == "prefix" and self.suffix_dirty:
             action, reason = "run", "prefix policy: an earlier cell was re-executed"
         else:
+            self._restore_inputs(cell_index, record)
             decision = decide(
                 self._facts(cell, cell_index, record, analysis, "injected-parameters" in tags),
                 self.current,
@@ -274,6 +276,15 @@ class RewindClient(PapermillNotebookClient):
             self._restore(cell, cell_index, record, reason)
             return cell
         return await self._run(cell, cell_index, analysis, reads, reason, is_parameters, record)
+
+    def _restore_inputs(self, index: int, record: Optional[dict[str, Any]]) -> None:
+        """At a site that lacks an input file a trusted record names, put it back from the
+        store (``nbrewind pack --with-inputs``), so that it is not counted as changed."""
+        if not record or verify(record, self.key) is not Trust.TRUSTED:
+            return
+        for path, digest in restore_missing(record, Path.cwd(), self.store_roots):
+            copy_into(digest, self.store_roots, self.store_root)
+            log.info("nbrewind: input %s of cell %d restored from the store", path, index)
 
     def _facts(
         self,

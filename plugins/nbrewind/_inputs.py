@@ -1,0 +1,150 @@
+"""Input files a notebook's records name, carried in its store to another site.
+
+A record names the files its cell read with their content digests (``files_read``). ``nbrewind
+pack --with-inputs`` copies each of them, content addressed, into the ``.nbrewind/`` store
+beside the packed notebook; a repeat at a site that has only the notebook and that store puts
+a missing input back at its path (from the store, after checking its digest) before deciding
+the cell, so the cell is restored, or re-executed with the same input, instead of counting the
+missing file as changed and crashing on it.
+
+Nothing read from a store or a notebook writes outside the working directory: only relative
+paths without ``..``, under no symbolic link leading out, are restored, never over an existing
+file, and only for records signed with this user's key.
+"""
+
+import os
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Optional
+
+from ckptstore import CheckpointStore, file_digest
+from ckptstore.store import CorruptObjectError, StoreError
+
+INPUT_FIELDS = ("files_read",)
+"""Record fields mapping a path the cell read to the sha256 of its content."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file a cell read: its path as the cell named it, and its content digest then."""
+
+    path: str
+    digest: str
+    cell: int
+
+
+def named_inputs(record: Mapping[str, Any]) -> dict[str, str]:
+    """Path -> digest of every input file a record names."""
+    found: dict[str, str] = {}
+    for field in INPUT_FIELDS:
+        entries = record.get(field)
+        if isinstance(entries, Mapping):
+            for path, digest in entries.items():
+                if isinstance(path, str) and isinstance(digest, str):
+                    found.setdefault(path, digest)
+    return found
+
+
+def notebook_inputs(cells: Sequence[tuple[int, Mapping[str, Any]]]) -> Iterator[InputFile]:
+    """Every input file named by the given (cell index, record) pairs, first reader first."""
+    seen: set[tuple[str, str]] = set()
+    for index, record in cells:
+        for path, digest in named_inputs(record).items():
+            if (path, digest) not in seen:
+                seen.add((path, digest))
+                yield InputFile(path, digest, index)
+
+
+def relative_inside(path: str) -> Optional[PurePosixPath]:
+    """``path`` as a relative path that stays inside the directory it is relative to, else
+    None (absolute paths, ``..``, empty)."""
+    if not path or "\x00" in path or "\\" in path:
+        return None
+    p = PurePosixPath(path)
+    if p.is_absolute() or any(part in ("..", "") for part in p.parts) or not p.parts:
+        return None
+    return PurePosixPath(*[part for part in p.parts if part != "."]) if p.parts else None
+
+
+class InputError(Exception):
+    """An input file cannot be bundled (missing, or changed since the cell read it)."""
+
+
+def bundle(inputs: Sequence[InputFile], base: Path, store_root: Path) -> tuple[int, list[str]]:
+    """Copy every relative input (found under ``base``, where the notebook ran) into the store.
+    Returns how many were bundled and the absolute paths left out (they name the machine)."""
+    store = CheckpointStore(store_root)
+    bundled = 0
+    skipped: list[str] = []
+    for item in inputs:
+        rel = relative_inside(item.path)
+        if rel is None:
+            skipped.append(item.path)
+            continue
+        source = base / rel
+        if not source.is_file():
+            raise InputError(
+                f"input {item.path!r} of cell {item.cell} is not at {source}: pack from the "
+                "directory the notebook ran in (--cwd DIR)"
+            )
+        now = file_digest(source)
+        if now != item.digest:
+            raise InputError(
+                f"input {item.path!r} changed since cell {item.cell} read it ({item.digest} "
+                f"then, {now} now): repeat the notebook first, then pack it"
+            )
+        if store.put_file(source) != item.digest:
+            raise InputError(f"input {item.path!r} changed while it was being bundled")
+        bundled += 1
+    return bundled, skipped
+
+
+def _inside(base: Path, target: Path) -> bool:
+    """``target``'s existing ancestors resolve inside ``base`` (no symlink leads out)."""
+    root = base.resolve()
+    probe = target.parent
+    while not probe.exists():
+        probe = probe.parent
+    resolved = probe.resolve()
+    return resolved == root or root in resolved.parents
+
+
+def restore_missing(
+    record: Mapping[str, Any], base: Path, store_roots: Sequence[Path]
+) -> list[tuple[str, str]]:
+    """Put back, under ``base``, the inputs of a (trusted) record that are missing there and
+    that a store holds; return the (path, digest) pairs restored."""
+    restored = []
+    for path, digest in named_inputs(record).items():
+        rel = relative_inside(path)
+        if rel is None:
+            continue
+        target = base / rel
+        if os.path.lexists(target) or not _inside(base, target):
+            continue
+        if _copy_out(digest, store_roots, target):
+            restored.append((path, digest))
+    return restored
+
+
+def _copy_out(digest: str, store_roots: Sequence[Path], target: Path) -> bool:
+    for root in store_roots:
+        try:
+            store = CheckpointStore(root, create=False)
+            if not store.has(digest):
+                continue
+        except (StoreError, ValueError, OSError):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.nbrewind-{secrets.token_hex(4)}")
+        try:
+            store.copy_out(digest, tmp)  # re-hashes: a damaged object is never put back
+            os.link(tmp, target)  # never replaces a file that appeared meanwhile
+        except (CorruptObjectError, FileExistsError, OSError):
+            continue
+        finally:
+            tmp.unlink(missing_ok=True)
+        return True
+    return False

@@ -1,0 +1,135 @@
+"""Input files carried in the store (`pack --with-inputs`) and put back at another site, and the
+error of a failed workflow cell: the pure parts, on files, without kernels."""
+
+import os
+import posixpath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ckptstore import CheckpointStore, file_digest
+from nbrewind._inputs import (
+    InputError,
+    InputFile,
+    bundle,
+    notebook_inputs,
+    relative_inside,
+    restore_missing,
+)
+from nbrewind._workflow_cell import log_dirs, workflow_error
+
+_segments = st.sampled_from(["a", "b.txt", "..", ".", "", "data", "~", "x y", ".hidden"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(_segments, min_size=0, max_size=6), absolute=st.booleans())
+def test_only_paths_that_stay_inside_the_working_directory_are_restorable(parts, absolute):
+    path = ("/" if absolute else "") + "/".join(parts)
+    rel = relative_inside(path)
+    base = "/site/work"
+    if rel is None:
+        assert path.startswith("/") or ".." in parts or all(p in ("", ".") for p in parts)
+        return
+    joined = posixpath.normpath(posixpath.join(base, str(rel)))
+    assert joined.startswith(base + "/"), (path, joined)
+    assert ".." not in rel.parts and not rel.is_absolute()
+    assert posixpath.normpath(path) == str(rel)
+
+
+def _site(root, files):
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    files=st.dictionaries(
+        st.sampled_from(["raw.csv", "data/a.txt", "data/deep/b.json", "c"]),
+        st.text(max_size=50),
+        min_size=1,
+    )
+)
+def test_bundled_inputs_come_back_byte_identical_at_a_site_without_them(tmp_path_factory, files):
+    a = _site(tmp_path_factory.mktemp("a"), files)
+    b = tmp_path_factory.mktemp("b")
+    records = [(i, {"files_read": {n: file_digest(a / n)}}) for i, n in enumerate(files)]
+    store = b / ".nbrewind"
+    assert bundle(list(notebook_inputs(records)), a, store) == (len(files), [])
+    for _, record in records:
+        restore_missing(record, b, [store])
+    for name in files:
+        assert (b / name).read_bytes() == (a / name).read_bytes()
+
+
+def test_restoring_never_overwrites_leaves_the_directory_or_trusts_a_damaged_object(tmp_path):
+    a = _site(tmp_path / "a", {"in.txt": "input"})
+    digest = file_digest(a / "in.txt")
+    store = tmp_path / "store"
+    bundle([InputFile("in.txt", digest, 1)], a, store)
+
+    b = tmp_path / "b"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    b.mkdir()
+    (b / "escape").symlink_to(outside)
+    (b / "kept.txt").write_text("mine")
+    record = {
+        "files_read": {
+            "kept.txt": digest,  # exists: never replaced
+            "escape/in.txt": digest,  # through a symlink out of the directory
+            "../in.txt": digest,
+            str(tmp_path / "abs.txt"): digest,
+            "sub/in.txt": digest,  # the one that is restored
+            "absent.txt": "sha256:" + "0" * 64,  # not in the store
+        }
+    }
+    restored = restore_missing(record, b, [store])
+    assert restored == [("sub/in.txt", digest)]
+    assert (b / "kept.txt").read_text() == "mine"
+    assert not (outside / "in.txt").exists() and not (tmp_path / "in.txt").exists()
+    assert not (tmp_path / "abs.txt").exists() and not (b / "absent.txt").exists()
+
+    obj = CheckpointStore(store).object_path(digest)
+    os.chmod(obj, 0o644)
+    obj.write_text("altered")
+    assert restore_missing({"files_read": {"again.txt": digest}}, b, [store]) == []
+    assert not (b / "again.txt").exists()
+
+
+def test_bundling_refuses_an_input_changed_since_it_was_read(tmp_path):
+    a = _site(tmp_path / "a", {"in.txt": "then"})
+    item = InputFile("in.txt", file_digest(a / "in.txt"), 3)
+    (a / "in.txt").write_text("now")
+    with pytest.raises(InputError, match="changed since cell 3 read it"):
+        bundle([item], a, tmp_path / "store")
+    with pytest.raises(InputError, match="--cwd"):
+        bundle([InputFile("gone.txt", item.digest, 4)], a, tmp_path / "store")
+    assert bundle([InputFile("/etc/hostname", item.digest, 5)], a, tmp_path / "s") == (
+        0,
+        ["/etc/hostname"],
+    )
+
+
+def test_the_workflow_error_is_snakemakes_own_error_block():
+    log = (
+        "Building DAG of jobs...\nUsing shell: /usr/bin/bash\nError in rule a:\n"
+        "    jobid: 1\n    output: out.txt\nShutting down, this might take some time.\n"
+        "Exiting because a job execution failed. Look above for error messages\n"
+        "Complete log(s): /x/.snakemake/log/1.snakemake.log\nWorkflowError:\n"
+        "At least one job did not complete successfully.\n"
+    )
+    error = workflow_error(log)
+    assert error is not None and error.startswith("Error in rule a:")
+    assert "WorkflowError:" in error and "Complete log" not in error
+    assert workflow_error("MissingInputException in rule a in file x, line 3:\n  a\n")
+    assert workflow_error("Error: no Snakefile found, tried Snakefile.\n")
+    assert workflow_error("3 of 3 steps (100%) done\nNothing to be done.\n") is None
+    assert workflow_error("checkpoints: 2 job(s) restored, 0 stored\n") is None
+
+
+def test_logs_are_looked_for_where_the_command_runs_snakemake(tmp_path):
+    dirs = log_dirs("cd wf && python -m snakemake -d sub --directory=other 2>&1 | tail", tmp_path)
+    assert dirs == [tmp_path / d / ".snakemake" / "log" for d in (".", "wf", "sub", "other")]
