@@ -133,3 +133,34 @@ def test_the_workflow_error_is_snakemakes_own_error_block():
 def test_logs_are_looked_for_where_the_command_runs_snakemake(tmp_path):
     dirs = log_dirs("cd wf && python -m snakemake -d sub --directory=other 2>&1 | tail", tmp_path)
     assert dirs == [tmp_path / d / ".snakemake" / "log" for d in (".", "wf", "sub", "other")]
+
+
+def test_pack_with_inputs_on_the_command_line(tmp_path, monkeypatch, capsys):
+    import nbformat
+
+    from nbrewind._cli import main
+
+    monkeypatch.setenv("NBREWIND_KEY_FILE", str(tmp_path / "keys" / "key"))
+    a = _site(tmp_path / "a", {"data/raw.txt": "1 2 3\n"})
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('raw = open("data/raw.txt").read()')
+    cell.metadata["nbrewind"] = {
+        "files_read": {"data/raw.txt": file_digest(a / "data" / "raw.txt"), "/etc/x": "sha256:0"},
+        "writes": {},
+    }
+    nb.cells.append(cell)
+    nbformat.write(nb, str(a / "out.ipynb"))
+    dest = tmp_path / "b" / "nb.ipynb"
+    assert main(["pack", str(a / "out.ipynb"), str(dest), "--bundle", "--with-inputs"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 input file(s) bundled in .nbrewind/" in out
+    assert "1 input(s) named by an absolute path not bundled" in err
+    assert restore_missing(cell.metadata["nbrewind"], tmp_path / "b", [dest.parent / ".nbrewind"])
+
+    (a / "data" / "raw.txt").write_text("changed\n")
+    assert (
+        main(["pack", str(a / "out.ipynb"), str(tmp_path / "c" / "nb.ipynb"), "--with-inputs"]) == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "changed since cell 0 read it" in err
+    assert not (tmp_path / "c" / "nb.ipynb").exists(), "nothing half-written"
