@@ -36,7 +36,8 @@ class InputFile:
 
 
 def named_inputs(record: Mapping[str, Any]) -> dict[str, str]:
-    """Path -> digest of every input file a record names."""
+    """Path -> digest of every input file a record names (a file recorded as absent, digest
+    None, is not one)."""
     found: dict[str, str] = {}
     for field in INPUT_FIELDS:
         entries = record.get(field)
@@ -48,13 +49,18 @@ def named_inputs(record: Mapping[str, Any]) -> dict[str, str]:
 
 
 def notebook_inputs(cells: Sequence[tuple[int, Mapping[str, Any]]]) -> Iterator[InputFile]:
-    """Every input file named by the given (cell index, record) pairs, first reader first."""
+    """The notebook's input files, from its (cell index, record) pairs in order: the files its
+    cells read that no earlier cell wrote (``files_written``), first reader first."""
     seen: set[tuple[str, str]] = set()
+    written: set[str] = set()
     for index, record in cells:
         for path, digest in named_inputs(record).items():
-            if (path, digest) not in seen:
+            if path not in written and (path, digest) not in seen:
                 seen.add((path, digest))
                 yield InputFile(path, digest, index)
+        produced = record.get("files_written")
+        if isinstance(produced, Mapping):
+            written |= {p for p in produced if isinstance(p, str)}
 
 
 def relative_inside(path: str) -> Optional[PurePosixPath]:

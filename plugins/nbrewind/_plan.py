@@ -106,13 +106,13 @@ def decide(
             return Decision(RUN, f"reads {name}, which {why}")
     for path, digest in sorted(rec.get("files_read", {}).items()):
         now = file_digest_now(path)
-        if now is None:
-            return Decision(
-                RUN,
-                f"reads file {path}, which is missing here (carry it with "
-                "`nbrewind pack --with-inputs`)",
-            )
         if now != digest:
+            if now is None:
+                return Decision(
+                    RUN,
+                    f"reads file {path}, which is missing here (carry it with "
+                    "`nbrewind pack --with-inputs`)",
+                )
             return Decision(RUN, f"reads file {path}, which changed")
     unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
     needed = [n for n in unpicklable if n in facts.needed_later]

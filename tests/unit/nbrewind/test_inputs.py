@@ -164,3 +164,15 @@ def test_pack_with_inputs_on_the_command_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "changed since cell 0 read it" in err
     assert not (tmp_path / "c" / "nb.ipynb").exists(), "nothing half-written"
+
+
+def test_files_an_earlier_cell_wrote_or_that_were_absent_are_not_inputs():
+    records = [
+        (1, {"files_read": {"raw.txt": "sha256:1", "probe.txt": None}}),
+        (2, {"files_read": {}, "files_written": {"made.txt": "sha256:2"}}),
+        (3, {"files_read": {"made.txt": "sha256:2", "raw.txt": "sha256:1", "late.txt": "d"}}),
+    ]
+    assert list(notebook_inputs(records)) == [
+        InputFile("raw.txt", "sha256:1", 1),
+        InputFile("late.txt", "d", 3),
+    ]
