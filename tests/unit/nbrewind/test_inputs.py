@@ -176,3 +176,26 @@ def test_files_an_earlier_cell_wrote_or_that_were_absent_are_not_inputs():
         InputFile("raw.txt", "sha256:1", 1),
         InputFile("late.txt", "d", 3),
     ]
+
+
+def test_a_missing_input_is_named_as_missing_and_a_recorded_absence_is_not_a_change():
+    from nbrewind import CellFacts, Trust, decide
+
+    record = {
+        "source": "s",
+        "python": "3.11",
+        "packages": {},
+        "reads": {},
+        "files_read": {"in.csv": "sha256:f1", "probe.txt": None},
+        "writes": {},
+        "outputs": "o",
+    }
+    facts = CellFacts(record, "s", False, False, Trust.TRUSTED, "o", True, frozenset())
+    env = {"python": "3.11.7", "packages": {}}
+    missing = decide(facts, {}, {}, lambda p: None, env)
+    assert missing.action == "run" and "in.csv, which is missing here" in missing.reason
+    assert "--with-inputs" in missing.reason
+    present = decide(facts, {}, {}, {"in.csv": "sha256:f1"}.get, env)
+    assert present.action == "restore", present.reason
+    changed = decide(facts, {}, {}, {"in.csv": "sha256:f2"}.get, env)
+    assert changed.reason == "reads file in.csv, which changed"
