@@ -91,3 +91,41 @@ def test_the_kept_notebook_lives_under_the_records_directory():
     stage = Stage(Path("nb.ipynb"), Path("results/a/fit.ipynb"), {}, workdir=Path("/w"))
     assert stage.kept == Path(".nbrewind-stages/notebooks/results/a/fit.ipynb")
     assert stage.store == Path(".nbrewind-stages/store")
+
+
+class _Named(list):
+    """What Snakemake hands a script: a list with names (snakemake.io.Namedlist's surface)."""
+
+    def __init__(self, **named):
+        super().__init__(named.values())
+        self._named = named
+
+    def items(self):
+        return self._named.items()
+
+
+class _Job:
+    def __init__(self, inputs, outputs, params=None, wildcards=None, config=None):
+        self.rule = "fit"
+        self.input, self.output = _Named(**inputs), _Named(**outputs)
+        self.params, self.wildcards = _Named(**(params or {})), _Named(**(wildcards or {}))
+        self.config = config or {}
+
+
+def test_a_job_becomes_a_stage_and_a_missing_notebook_name_is_one_clear_line():
+    from nbrewind._stage import stage_from_snakemake
+
+    job = _Job(
+        {"notebook": "nb/fit.ipynb", "data": "data/a.csv"},
+        {"notebook": "results/a/fit.ipynb", "model": "results/a/model.json"},
+        params={"alpha": 2.0},
+        wildcards={"sample": "a"},
+        config={"nbrewind": {"records": "state"}},
+    )
+    stage = stage_from_snakemake(job)
+    assert stage.notebook == Path("nb/fit.ipynb") and stage.inputs == (Path("data/a.csv"),)
+    assert stage.outputs == (Path("results/a/model.json"),)
+    assert stage.parameters == {"sample": "a", "alpha": 2.0}
+    assert stage.kept == Path("state/notebooks/results/a/fit.ipynb")
+    with pytest.raises(StageError, match="name the notebook input and the executed notebook"):
+        stage_from_snakemake(_Job({"nb": "x.ipynb"}, {"notebook": "y.ipynb"}))
