@@ -15,6 +15,7 @@ file, and only for records signed with this user's key.
 import os
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional
@@ -118,12 +119,19 @@ def _inside(base: Path, target: Path) -> bool:
 
 
 def restore_missing(
-    record: Mapping[str, Any], base: Path, store_roots: Sequence[Path]
+    record: Mapping[str, Any],
+    base: Path,
+    store_roots: Sequence[Path],
+    produced: AbstractSet[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     """Put back, under ``base``, the inputs of a (trusted) record that are missing there and
-    that a store holds; return the (path, digest) pairs restored."""
+    that a store holds; return the (path, digest) pairs restored. Files in ``produced`` (written
+    by an earlier cell of the notebook) are not inputs: whether they exist is that cell's
+    doing, as in a fresh run."""
     restored = []
     for path, digest in named_inputs(record).items():
+        if path in produced:
+            continue
         rel = relative_inside(path)
         if rel is None:
             continue

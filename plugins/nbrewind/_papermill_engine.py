@@ -282,7 +282,10 @@ class RewindClient(PapermillNotebookClient):
         store (``nbrewind pack --with-inputs``), so that it is not counted as changed."""
         if not record or verify(record, self.key) is not Trust.TRUSTED:
             return
-        for path, digest in restore_missing(record, Path.cwd(), self.store_roots):
+        produced = {
+            path for r in self.records[:index] if r for path in (r.get("files_written") or {})
+        }
+        for path, digest in restore_missing(record, Path.cwd(), self.store_roots, produced):
             copy_into(digest, self.store_roots, self.store_root)
             log.info("nbrewind: input %s of cell %d restored from the store", path, index)
 

@@ -199,3 +199,14 @@ def test_a_missing_input_is_named_as_missing_and_a_recorded_absence_is_not_a_cha
     assert present.action == "restore", present.reason
     changed = decide(facts, {}, {}, {"in.csv": "sha256:f2"}.get, env)
     assert changed.reason == "reads file in.csv, which changed"
+
+
+def test_a_file_an_earlier_cell_wrote_is_not_put_back_for_its_reader(tmp_path):
+    a = _site(tmp_path / "a", {"made.txt": "by cell 1"})
+    digest = file_digest(a / "made.txt")
+    bundle([InputFile("made.txt", digest, 2)], a, tmp_path / "store")
+    b = tmp_path / "b"
+    b.mkdir()
+    record = {"files_read": {"made.txt": digest}}
+    assert restore_missing(record, b, [tmp_path / "store"], produced={"made.txt"}) == []
+    assert not (b / "made.txt").exists()
