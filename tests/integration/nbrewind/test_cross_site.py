@@ -31,7 +31,7 @@ READER = 'raw = [float(v) for v in open("data/raw.txt").read().split()]'
 
 
 @settings(
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

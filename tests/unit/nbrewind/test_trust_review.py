@@ -77,7 +77,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=_values, protocol=st.integers(min_value=0, max_value=5))
 def test_opcode_scan_names_exactly_the_globals_the_unpickler_loads(value, protocol):
     blob = pickle.dumps(value, protocol=protocol)
