@@ -16,6 +16,7 @@ from ._notebook import (
     trust,
 )
 from ._review import CheckpointReview, format_review
+from ._signing import SigningKeyError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -145,7 +146,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             for path in install_kernels(user=args.user, prefix=args.prefix):
                 print(f"installed {path}")
             return 0
-    except NotebookError as e:
+    except (NotebookError, SigningKeyError) as e:
         print(f"nbrewind: {e}", file=sys.stderr)
         return 2
     return 1

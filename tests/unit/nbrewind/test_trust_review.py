@@ -246,3 +246,13 @@ def test_a_record_signed_by_import_lab_still_says_what_it_imports(tmp_path, key)
     record["sig"] = sign(record, key)
     record["writes"]["n"]["type"] = "builtins.str"
     assert verify(record, key) is Trust.TAMPERED
+
+
+def test_a_key_others_can_read_is_one_clear_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NBREWIND_KEY_FILE", str(tmp_path / "key"))
+    (tmp_path / "key").write_text("k" * 64)
+    os.chmod(tmp_path / "key", 0o644)
+    notebook = _foreign_notebook(tmp_path / "nb.ipynb", tmp_path / "m")
+    assert main(["trust", str(notebook), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "chmod 600" in err
