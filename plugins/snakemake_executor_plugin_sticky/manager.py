@@ -45,7 +45,12 @@ from ._protocol import (
 )
 
 HANDSHAKE_TIMEOUT = 10.0
-"""Seconds a new connection has to authenticate and say Hello before it is dropped."""
+"""Seconds a new connection has, in total, to authenticate and say Hello before it is cut off
+(however slowly it trickles bytes in)."""
+
+MAX_PENDING_HANDSHAKES = 16
+"""Connections authenticated at once; further ones wait in the listen backlog until one of
+these finishes or is cut off, so a flood of silent peers holds at most this many threads."""
 
 log = logging.getLogger("snakemake.sticky")
 
@@ -130,6 +135,11 @@ class Manager:
         self.address = self._server.getsockname()[:2]
         self._trace = message_trace("sticky-manager")
         self._trace_ids = itertools.count(1)
+        self._handshake_slots = threading.BoundedSemaphore(MAX_PENDING_HANDSHAKES)
+        self._pending_lock = threading.Lock()
+        # handshake id -> (deadline, a duplicate of its socket, shut down at the deadline)
+        self._pending: dict[int, tuple[float, socket.socket]] = {}
+        self._pending_ids = itertools.count(1)
         self._accept_thread = threading.Thread(
             target=self._accept_loop, name="sticky-accept", daemon=True
         )
@@ -183,14 +193,60 @@ class Manager:
     # ---- connections ------------------------------------------------------------------------
 
     def _accept_loop(self) -> None:
+        """Accept connections while a handshake slot is free; cut off overdue handshakes."""
+        self._server.settimeout(0.25)
         while not self._closed.is_set():
+            self._cut_overdue_handshakes(time.monotonic())
+            if not self._handshake_slots.acquire(timeout=0.25):
+                continue
             try:
                 sock, addr = self._server.accept()
+            except TimeoutError:
+                self._handshake_slots.release()
+                continue
             except OSError:
+                self._handshake_slots.release()
                 return
-            threading.Thread(target=self._handshake, args=(sock, addr), daemon=True).start()
+            sock.setblocking(True)
+            key = next(self._pending_ids)
+            with self._pending_lock:
+                deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+                self._pending[key] = (deadline, sock.dup())
+            threading.Thread(
+                target=self._handshake_in_slot,
+                args=(key, sock, addr),
+                name="sticky-handshake",
+                daemon=True,
+            ).start()
 
-    def _handshake(self, sock: socket.socket, addr: Any) -> None:
+    def _cut_overdue_handshakes(self, now: float) -> None:
+        """Shut down connections still authenticating past their total deadline: their
+        handshake thread's read returns at once and the thread ends."""
+        with self._pending_lock:
+            for deadline, dup in self._pending.values():
+                if now >= deadline:
+                    try:
+                        dup.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+    def _handshake_in_slot(self, key: int, sock: socket.socket, addr: Any) -> None:
+        try:
+            self._handshake(sock, addr, key)
+        finally:
+            self._end_pending(key)
+            self._handshake_slots.release()
+
+    def _end_pending(self, key: int) -> bool:
+        """Unregister a handshake from the deadline sweep; False if its deadline had passed."""
+        with self._pending_lock:
+            entry = self._pending.pop(key, None)
+        if entry is None:
+            return True
+        entry[1].close()
+        return time.monotonic() < entry[0]
+
+    def _handshake(self, sock: socket.socket, addr: Any, key: int = 0) -> None:
         """Authenticate a new connection with the run secret, then register its worker."""
         peer = f"{addr[0]}:{addr[1]}"
         _set_recv_timeout(sock, HANDSHAKE_TIMEOUT)
@@ -207,7 +263,14 @@ class Manager:
             conn.close()
             return
         except (OSError, EOFError) as e:
-            log.warning("sticky: dropped a connection from %s during authentication (%s)", peer, e)
+            why = e if self._end_pending(key) else f"over the {HANDSHAKE_TIMEOUT:g} s deadline"
+            log.warning(
+                "sticky: dropped a connection from %s during authentication (%s)", peer, why
+            )
+            conn.close()
+            return
+        if not self._end_pending(key):
+            log.warning("sticky: dropped a connection from %s: handshake over the deadline", peer)
             conn.close()
             return
         _set_recv_timeout_fd(conn.fileno(), 0.0)
@@ -495,6 +558,7 @@ class Manager:
     def _close(self) -> None:
         self._closed.set()
         self._server.close()
+        self._cut_overdue_handshakes(float("inf"))
         self._wake()
         self._io_thread.join(timeout=5)
         self._run_callbacks()
