@@ -1,0 +1,73 @@
+"""One lifecycle case per output name: out/<case>.txt. Markers under markers/ tell the test
+which processes to watch."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+case = snakemake.wildcards.case
+out = Path(snakemake.output[0])
+markers = Path("markers")
+markers.mkdir(exist_ok=True)
+
+
+def first_attempt() -> bool:
+    marker = markers / f"attempt-{case}"
+    if marker.exists():
+        return False
+    marker.write_text("")
+    return True
+
+
+def start_child(code: str) -> None:
+    """A child process the script does not wait for; its pid goes to markers/child-<case>."""
+    child = subprocess.Popen([sys.executable, "-c", code])
+    (markers / f"child-{case}").write_text(str(child.pid))
+
+
+if case == "exit1":
+    out.write_text("PARTIAL")
+    os._exit(1)
+elif case == "exit0":
+    out.write_text("done\n")
+    sys.stdout.flush()
+    os._exit(0)
+elif case == "selfkill":
+    os.kill(os.getpid(), signal.SIGKILL)
+elif case == "crash":
+    import ctypes
+
+    ctypes.string_at(0)  # SIGSEGV
+elif case == "kbint":
+    raise KeyboardInterrupt
+elif case == "gil":
+    # One C call that holds the GIL (the heartbeat thread cannot run) for several heartbeat
+    # timeouts: calibrate on a small sum, then sum enough for ~seconds_held seconds.
+    held = float(snakemake.config.get("seconds_held", 6))
+    start = time.perf_counter()
+    sum(range(2_000_000))
+    per_item = (time.perf_counter() - start) / 2_000_000
+    start = time.perf_counter()
+    total = sum(range(int(held / per_item)))
+    out.write_text(f"held {time.perf_counter() - start:.1f}\n")
+elif case == "orphan" and first_attempt():
+    # A child that keeps appending to the output; then this worker is SIGKILLed (by the test).
+    start_child(
+        "import time\n"
+        "for _ in range(240):\n"
+        f"    open({str(out)!r}, 'a').write('ORPHAN\\n')\n"
+        "    time.sleep(0.25)\n"
+    )
+    (markers / f"pid-{case}").write_text(str(os.getpid()))
+    time.sleep(120)
+elif case == "sleeper":
+    # A child that would outlive its worker, then a long job (the test kills or interrupts).
+    start_child("import time; time.sleep(300)")
+    (markers / f"pid-{case}").write_text(str(os.getpid()))
+    time.sleep(120)
+    out.write_text("slept\n")
+else:
+    out.write_text(f"{case}\n")
