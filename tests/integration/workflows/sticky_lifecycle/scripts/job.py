@@ -54,13 +54,19 @@ elif case == "gil":
     total = sum(range(int(held / per_item)))
     out.write_text(f"held {time.perf_counter() - start:.1f}\n")
 elif case == "orphan" and first_attempt():
-    # A child that keeps appending to the output; then this worker is SIGKILLed (by the test).
-    start_child(
-        "import time\n"
-        "for _ in range(240):\n"
-        f"    open({str(out)!r}, 'a').write('ORPHAN\\n')\n"
-        "    time.sleep(0.25)\n"
-    )
+    # A forked child (multiprocessing's default on Linux) that keeps appending to the output;
+    # then the test SIGKILLs this worker.
+    import multiprocessing
+
+    def append_forever(path: str) -> None:
+        for _ in range(240):
+            with open(path, "a") as f:
+                f.write("ORPHAN\n")
+            time.sleep(0.25)
+
+    child = multiprocessing.get_context("fork").Process(target=append_forever, args=(str(out),))
+    child.start()
+    (markers / f"child-{case}").write_text(str(child.pid))
     (markers / f"pid-{case}").write_text(str(os.getpid()))
     time.sleep(120)
 elif case == "sleeper":
