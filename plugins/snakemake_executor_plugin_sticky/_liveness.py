@@ -18,9 +18,10 @@ PYTHON_BEAT_GRACE = 2.5
 """Seconds after its last Python heartbeat (one per second) a process counts as beating."""
 
 COMPUTING_CPU_SHARE = 0.05
-"""CPU seconds per wall second above which a silent process counts as computing. A C call
-holding the GIL uses a whole core (or what a crowded node leaves it, well above this); a
-process deadlocked while holding the GIL uses about 1% (the starved heartbeat thread waking)."""
+"""CPU seconds per wall second above which a silent process counts as computing (a C call
+holding the GIL uses a core, or what a crowded node leaves it) rather than blocked (a C call
+waiting with the GIL held uses about 1%: the starved heartbeat thread waking). Both are alive;
+the distinction only words the verdict."""
 
 CPU_WINDOW = 3.0
 """Seconds of CPU samples that decide whether a silent process computes."""
@@ -56,26 +57,32 @@ def parse_proc_stat(text: str, at: float, ticks_per_second: float = 100.0) -> Pr
 
 class Verdict(Enum):
     BEATING = "beating"
+    """Its Python heartbeat thread runs."""
     COMPUTING = "computing"
+    """Silent, but using CPU: a C call holding the GIL."""
     WAITING_ON_IO = "waiting on I/O"
+    BLOCKED = "blocked"
+    """Silent and idle: a C call waiting with the GIL held (or deadlocked: a fresh run would
+    wait just as long)."""
     STOPPED = "stopped"
+    """SIGSTOP or a debugger: the only verdict that is not alive."""
     SILENT = "silent"
+    """No OS view of the process (no ``/proc``) and no Python heartbeat."""
 
 
 def judge(now: float, python_beat_at: float, samples: Sequence[ProcSample]) -> Verdict:
-    """Whether the invocation process is alive, from its heartbeat and OS samples.
+    """What the invocation process is doing, from its heartbeat and OS samples.
 
-    Alive: its Python heartbeat thread beat recently, or it waits on I/O in the kernel, or it
-    used CPU over the last :data:`CPU_WINDOW` seconds (a C call that holds the GIL starves
-    the heartbeat thread but computes). Not alive: stopped (SIGSTOP, a debugger), or silent
-    and idle at once (e.g. deadlocked while holding the GIL)."""
+    A process that runs is alive, whether or not its heartbeat thread gets the GIL: a fresh
+    ``python script.py`` would be left to finish a long C call too. It is not alive when
+    stopped; without ``/proc`` (not Linux) only the Python heartbeat can tell."""
     latest = samples[-1] if samples else None
     if latest is not None and latest.state in ("T", "t"):
         return Verdict.STOPPED
     if now - python_beat_at <= PYTHON_BEAT_GRACE:
         return Verdict.BEATING
     if latest is None:
-        return Verdict.SILENT  # no OS view of the process (not Linux): heartbeats only
+        return Verdict.SILENT
     if latest.state == "D":
         return Verdict.WAITING_ON_IO
     window = [s for s in samples if s.at >= latest.at - CPU_WINDOW]
@@ -83,7 +90,7 @@ def judge(now: float, python_beat_at: float, samples: Sequence[ProcSample]) -> V
     span = latest.at - first.at
     if span > 0 and (latest.cpu_seconds - first.cpu_seconds) / span >= COMPUTING_CPU_SHARE:
         return Verdict.COMPUTING
-    return Verdict.SILENT
+    return Verdict.BLOCKED
 
 
 def why_not_alive(verdict: Verdict) -> Optional[str]:
@@ -91,10 +98,7 @@ def why_not_alive(verdict: Verdict) -> Optional[str]:
     if verdict is Verdict.STOPPED:
         return "the worker process is stopped (SIGSTOP or a debugger)"
     if verdict is Verdict.SILENT:
-        return (
-            "the worker process neither runs Python nor uses CPU (deadlocked while holding "
-            "the GIL?)"
-        )
+        return "the worker process's heartbeat thread is silent (no /proc to look further)"
     return None
 
 

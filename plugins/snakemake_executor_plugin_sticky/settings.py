@@ -75,9 +75,11 @@ class ExecutorSettings(ExecutorSettingsBase):
     heartbeat_timeout: float = field(
         default=20.0,
         metadata={
-            "help": "Seconds without a heartbeat after which a connected worker counts as "
-            "lost and its invocation is requeued (default 20; workers beat every second). "
-            "A worker whose process exits is noticed at once.",
+            "help": "Seconds a connected worker may stay stopped (SIGSTOP) or unreachable (no "
+            "heartbeat: its node, pilot or network gone) before it counts as lost and its "
+            "invocation is requeued (default 20; at least 2: workers beat every second). A "
+            "worker running a long C call that holds the GIL is alive; a worker whose "
+            "process exits is noticed at once.",
             "env_var": False,
             "required": False,
         },

@@ -7,7 +7,9 @@ is a separate process, it keeps working whatever the child does:
 - **Liveness without the GIL.** The supervisor sends the heartbeats. It judges the child from
   the child's own Python heartbeat (a timestamp in shared memory) *and* from the OS
   (``/proc/<pid>/stat``: state, CPU time), so a C call that holds the GIL for ten minutes is
-  alive (it computes) while a stopped or deadlocked child is not (:func:`._liveness.judge`).
+  alive, as a fresh run would be left to finish it; a stopped child is not
+  (:func:`._liveness.judge`). Silence of the supervisor itself means the node, pilot or
+  network is gone.
 - **Exit causes.** It is the child's parent, so it learns exactly how the child ended (exit
   status or signal), and whether the job's code caused it: an audit hook in the child notes
   signals the code sends to itself; a cgroup counter tells an OOM kill. It reports a

@@ -53,6 +53,15 @@ elif case == "gil":
     start = time.perf_counter()
     total = sum(range(int(held / per_item)))
     out.write_text(f"held {time.perf_counter() - start:.1f}\n")
+elif case == "gilwait":
+    # A C call that waits with the GIL held and uses no CPU (libc sleep through PyDLL, which
+    # keeps the GIL): a fresh run waits it out too.
+    import ctypes
+
+    held = float(snakemake.config.get("seconds_held", 6))
+    start = time.perf_counter()
+    ctypes.PyDLL(None).sleep(int(held))
+    out.write_text(f"held {time.perf_counter() - start:.1f}\n")
 elif case == "orphan" and first_attempt():
     # A forked child (multiprocessing's default on Linux) that keeps appending to the output;
     # then the test SIGKILLs this worker.
