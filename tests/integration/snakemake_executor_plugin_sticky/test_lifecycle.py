@@ -66,24 +66,40 @@ def test_a_c_call_holding_the_gil_past_the_heartbeat_timeout_is_alive(workflow, 
     assert all(r["ok"] and r["exec_s"] > 4 for r in invocations)
 
 
+@pytest.mark.parametrize(
+    ("victim", "sig", "cause"),
+    [
+        ("invocation process", signal.SIGKILL, "killed by SIGKILL from outside the job"),
+        ("supervisor", signal.SIGTERM, "the worker was sent SIGTERM (scancel, preemption"),
+    ],
+)
 def test_a_killed_workers_children_die_before_its_invocation_is_requeued(
-    workflow, start_snakemake, poll, alive
+    workflow, start_snakemake, poll, alive, victim, sig, cause
 ):
-    """The script started a child that appends to the output four times a second, then its
-    worker is SIGKILLed: the child dies with it, the requeued run's output stays clean."""
+    """The script forked a child that appends to the output four times a second; then its
+    worker is killed (SIGKILL to the process running the script, or SIGTERM to the worker as
+    a scheduler preempting it would): the child dies first, the invocation is requeued with
+    the cause named, and the rerun's output stays clean."""
     wd = workflow("sticky_lifecycle")
     bg = start_snakemake(wd, "--retries", "0", "out/orphan.txt")
     worker = marker_pid(wd, "pid-orphan", poll)
     child = marker_pid(wd, "child-orphan", poll)
     output = wd / "out" / "orphan.txt"
     poll(lambda: output.exists() and "ORPHAN" in output.read_text(), 30, "the child to write")
-    os.kill(worker, signal.SIGKILL)
+    if victim == "supervisor":
+        (connected,) = [r for r in bg.events("worker_connected") if r["pid"] == worker]
+        (started,) = [r for r in bg.events("worker_started") if r["worker"] == connected["worker"]]
+        os.kill(started["pid"], sig)
+    else:
+        os.kill(worker, sig)
     run = bg.finish()
     assert run.returncode == 0, run.output
     assert not alive(child), "the killed worker's child outlived it"
     time.sleep(1.0)  # four more appends, were it alive
     assert run.read("out/orphan.txt") == "orphan\n"
     assert len(run.events("requeued")) == 1
+    (lost,) = run.events("worker_lost")
+    assert cause in lost["reason"], lost
 
 
 def test_workers_children_die_when_snakemake_is_sigkilled(workflow, start_snakemake, poll, alive):
