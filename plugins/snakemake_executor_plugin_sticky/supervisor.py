@@ -121,6 +121,7 @@ class Supervisor:
         self.samples: deque[ProcSample] = deque(maxlen=32)
         self.terminated_by: Optional[int] = None
         self.oom_before = _oom_kills()
+        self.reaped_status: Optional[int] = None
 
     def run(self) -> NoReturn:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
@@ -137,7 +138,7 @@ class Supervisor:
                 time.sleep(0.1)
             if self.terminated_by is not None:
                 _kill_group_except_self()
-            if os.waitid(os.P_PID, self.child, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+            if self._child_exited():
                 self._child_ended()
             if os.getppid() != self.manager_parent:
                 _kill_whole_group()  # the manager (our parent) is gone
@@ -168,11 +169,22 @@ class Supervisor:
         finally:
             self.lock.release()
 
+    def _child_exited(self) -> bool:
+        if hasattr(os, "waitid"):  # Linux: look without reaping
+            return os.waitid(os.P_PID, self.child, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        pid, status = os.waitpid(self.child, os.WNOHANG)  # macOS: no waitid
+        if pid:
+            self.reaped_status = status
+        return bool(pid)
+
     def _child_ended(self) -> NoReturn:
         # The child is a zombie (not reaped: its pid and group stay reserved) while the rest
         # of its group is killed; only then may the manager act on its invocation.
         _kill_group_except_self()
-        _, status = os.waitpid(self.child, 0)
+        if self.reaped_status is not None:
+            status = self.reaped_status
+        else:
+            _, status = os.waitpid(self.child, 0)
         code = os.waitstatus_to_exitcode(status)
         exit_status, signal_number = (code, None) if code >= 0 else (None, -code)
         cause = classify_exit(
