@@ -45,11 +45,12 @@ elif case == "kbint":
     raise KeyboardInterrupt
 elif case == "gil":
     # One C call that holds the GIL (the heartbeat thread cannot run) for several heartbeat
-    # timeouts: calibrate on a small sum, then sum enough for ~seconds_held seconds.
+    # timeouts: calibrate on a small sum (in CPU time: a crowded machine slows the wall clock,
+    # never the count), then sum enough for ~seconds_held CPU seconds (at least as much wall).
     held = float(snakemake.config.get("seconds_held", 6))
-    start = time.perf_counter()
-    sum(range(2_000_000))
-    per_item = (time.perf_counter() - start) / 2_000_000
+    start = time.process_time()
+    sum(range(4_000_000))
+    per_item = (time.process_time() - start) / 4_000_000
     start = time.perf_counter()
     total = sum(range(int(held / per_item)))
     out.write_text(f"held {time.perf_counter() - start:.1f}\n")
