@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import slurm
+from ._liveness import signal_name
 
 
 class LaunchError(Exception):
@@ -53,6 +54,10 @@ class WorkerHandle(ABC):
     @abstractmethod
     def kill(self) -> None: ...
 
+    def release(self) -> None:  # noqa: B027 (optional hook)
+        """After the worker ended: end whatever its jobs left running (a Slurm job's
+        processes end with the job)."""
+
     def wait(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -85,16 +90,25 @@ class LocalHandle(WorkerHandle):
 
     def ended(self) -> Optional[str]:
         code = self.process.poll()
-        return None if code is None else f"the worker process exited with status {code}"
+        if code is None:
+            return None
+        if code < 0:
+            return f"the worker process was killed by {signal_name(-code)}"
+        return f"the worker process exited with status {code}"
 
     def kill(self) -> None:
-        """Kill the worker's whole process group (it runs in its own session)."""
+        """Kill the worker's whole process group (it runs in its own session): the worker,
+        its supervisor, and every process its jobs started, even after the worker itself
+        has exited (the group outlives its leader while any member lives)."""
+        self.release()
         if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             self.process.wait(timeout=10)
+
+    def release(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class LocalLauncher(Launcher):

@@ -4,7 +4,8 @@ One JSON object per line in ``.snakemake/sticky/<run-id>/metrics.jsonl``; every 
 ``event`` and ``t`` (seconds since the run's manager started). Events: ``worker_started``,
 ``worker_connected``, ``state_built`` (``seconds``: the template's build time on that worker),
 ``state_failed``, ``invocation`` (``queued_s``, ``exec_s``, ``latency_s`` from submission to
-result, ``worker``), ``requeued``, ``worker_lost``, ``worker_stop``, ``worker_stopped``,
+result, ``worker``), ``requeued``, ``worker_lost``, ``worker_ended`` (the job's own code ended
+the worker's process: ``fate`` succeed/fail, ``reason``), ``worker_stop``, ``worker_stopped``,
 ``connection_refused``.
 """
 

@@ -15,6 +15,10 @@ logged before any message is unpickled. Messages are the dataclasses below, pick
       |---- InvocationDone(1, ok|error) -------->|   pushed, not polled
       |---- Heartbeat (every second) ----------->|   silence past the timeout = lost
       |<--- Stop --------------------------------|   teardown, exit
+      |---- WorkerExited(fate, cause) ---------->|   the process that ran invocations ended
+
+Heartbeats and ``WorkerExited`` come from the worker's supervisor (:mod:`.supervisor`), the
+parent of the process that runs invocations, over the same connection.
 
 With ``$DISTEA_TRACE`` set (post-hoc impact analysis, :mod:`distea`), ``Invoke`` and
 ``InvocationDone`` carry a :class:`TraceStamp` (message id, sender's Lamport clock) and both
@@ -82,7 +86,23 @@ class Hello:
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """Sent by a worker's heartbeat thread every ``interval`` seconds."""
+    """Sent by a worker's supervisor every second. ``note`` set: the worker process exists but
+    is not alive (stopped, or silent and idle); the manager does not count it as a beat."""
+
+    note: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class WorkerExited:
+    """The worker's invocation process ended; its supervisor says how and what follows.
+
+    ``fate``: a :class:`~._liveness.Fate` (the job's code ended it: succeed or fail once;
+    something else did: requeue). ``cause``: one line for the user."""
+
+    fate: Any
+    cause: str
+    exit_status: Optional[int] = None
+    signal_number: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,11 @@ make room.
 
 A worker that dies takes nothing with it: its invocation goes back to the front of the queue
 (``Requeue``; it does not count as a failed attempt) until it has been requeued
-``max_requeues`` times. Idle workers stop after ``idle_timeout`` seconds.
+``max_requeues`` times. Unless the job's own code ended the worker's process (``os._exit``, a
+signal it sent itself, a crash in C code): then the invocation ends once, as a fresh run would
+(``FailInvocation``, or ``FinishInvocation`` for status 0), and is not requeued. Idle workers
+stop after ``idle_timeout`` seconds. A cancelled run (Ctrl-C) drops every invocation and
+kills busy workers at once: nothing is "lost" or requeued.
 """
 
 import itertools
@@ -30,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional, Union
+
+from ._liveness import Fate
 
 
 class Phase(Enum):
@@ -77,6 +83,8 @@ class Dispatch:
 class StopWorker:
     worker_id: str
     reason: str
+    kill: bool = False
+    """Kill it now instead of asking it to tear down (a cancelled run's busy worker)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,14 @@ class Requeue:
     worker_id: str
 
 
-Instruction = Union[StartWorker, Dispatch, StopWorker, FailInvocation, Requeue]
+@dataclass(frozen=True)
+class FinishInvocation:
+    """The invocation's code ended its worker process with status 0: it succeeded."""
+
+    invocation_id: int
+
+
+Instruction = Union[StartWorker, Dispatch, StopWorker, FailInvocation, Requeue, FinishInvocation]
 
 
 class StickyScheduler:
@@ -173,8 +188,11 @@ class StickyScheduler:
             out.append(FailInvocation(inv_id, reason))
         return out + self._assign(now)
 
-    def worker_lost(self, worker_id: str, now: float, reason: str) -> list[Instruction]:
-        """A worker exited or stopped answering; whatever it ran goes back to the queue."""
+    def worker_lost(
+        self, worker_id: str, now: float, reason: str, fate: Fate = Fate.REQUEUE
+    ) -> list[Instruction]:
+        """A worker exited or stopped answering. What it ran goes back to the queue, unless
+        ``fate`` says the job's own code ended the process: then it ends once, so."""
         slot = self.workers.pop(worker_id, None)
         if slot is None:
             return []
@@ -186,7 +204,13 @@ class StickyScheduler:
                 msg = f"sticky workers failed to start {failures} times ({reason})"
                 self.failed_classes[slot.cls] = msg
                 out += self._fail_queue(msg, slot.cls)
-        if slot.current is not None:
+        if slot.current is not None and fate is not Fate.REQUEUE:
+            self.invocations.pop(slot.current)
+            if fate is Fate.SUCCEED:
+                out.append(FinishInvocation(slot.current))
+            else:
+                out.append(FailInvocation(slot.current, reason))
+        elif slot.current is not None:
             inv = self.invocations[slot.current]
             inv.requeues += 1
             if inv.requeues > self.max_requeues:
@@ -219,6 +243,20 @@ class StickyScheduler:
             if slot.phase is not Phase.STOPPING:
                 slot.phase = Phase.STOPPING
                 out.append(StopWorker(slot.id, reason))
+        return out
+
+    def cancel_all(self, reason: str) -> list[Instruction]:
+        """Ctrl-C (or a failed run): forget every invocation, kill busy workers now, ask idle
+        ones to tear down. Nothing is requeued and no worker counts as lost."""
+        out: list[Instruction] = []
+        self.queue.clear()
+        self.invocations.clear()
+        for slot in self.workers.values():
+            busy = slot.current is not None or slot.phase is Phase.STARTING
+            slot.current = None
+            if slot.phase is not Phase.STOPPING or busy:
+                slot.phase = Phase.STOPPING
+                out.append(StopWorker(slot.id, reason, kill=busy))
         return out
 
     # ---- policy ---------------------------------------------------------------------------

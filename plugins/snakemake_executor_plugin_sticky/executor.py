@@ -5,12 +5,13 @@ import itertools
 import os
 import secrets
 import shutil
+import socket
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from snakemake.exceptions import WorkflowError
+from snakemake.exceptions import CliException, WorkflowError
 from snakemake.executors.local import Executor as LocalExecutor
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
 from snakemake_interface_executor_plugins.executors.real import RealExecutor
@@ -24,7 +25,7 @@ from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
 from .manager import Manager
-from .settings import ExecutorSettings
+from .settings import ExecutorSettings, settings_problems
 from .slurm import PILOT_RESOURCES
 
 
@@ -38,6 +39,7 @@ class Executor(RealExecutor):
 
     def __post_init__(self) -> None:
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
+        _check_settings(self.settings)
         self._local = LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
         declarations = (
@@ -308,6 +310,34 @@ class Executor(RealExecutor):
         summary = summarize(self._manager.metrics.records())
         if summary:
             self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
+
+
+def _check_settings(settings: ExecutorSettings) -> None:
+    """Refuse bad settings before any job runs: one line per problem, no traceback.
+
+    Snakemake prints a ``CliException`` as ``Error: <message>`` alone (a ``WorkflowError``
+    would also list this module's frames): these are command-line (or profile) mistakes."""
+    problems = settings_problems(settings)
+    if not problems:
+        problems = _bind_problems(settings)
+    if problems:
+        raise CliException("\n".join(problems))
+
+
+def _bind_problems(settings: ExecutorSettings) -> list[str]:
+    """Whether the manager could listen where the settings say (a trial bind, released)."""
+    host, port = settings.listen_address, settings.port
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        socket.create_server((host.strip("[]"), port), family=family).close()
+    except (OSError, UnicodeError) as e:
+        why = getattr(e, "strerror", None) or str(e)
+        flag = f"--sticky-listen-address {host}" + (f" --sticky-port {port}" if port else "")
+        return [
+            f"{flag}: the manager cannot listen there ({why}); use an address of this machine, "
+            "e.g. 127.0.0.1 (the default) or 0.0.0.0, and a free port (or 0)"
+        ]
+    return []
 
 
 _DEFERRED = object()

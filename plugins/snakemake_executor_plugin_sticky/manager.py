@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 from . import _scheduling as sched
 from ._launch import Launcher, LaunchError, LocalLauncher, SlurmLauncher, WorkerHandle
+from ._liveness import Fate
 from ._metrics import MetricsLog
 from ._protocol import (
     PROTOCOL_VERSION,
@@ -40,12 +41,18 @@ from ._protocol import (
     StateFailed,
     Stop,
     TraceStamp,
+    WorkerExited,
     job_name,
     message_trace,
 )
 
 HANDSHAKE_TIMEOUT = 10.0
-"""Seconds a new connection has to authenticate and say Hello before it is dropped."""
+"""Seconds a new connection has, in total, to authenticate and say Hello before it is cut off
+(however slowly it trickles bytes in)."""
+
+MAX_PENDING_HANDSHAKES = 16
+"""Connections authenticated at once; further ones wait in the listen backlog until one of
+these finishes or is cut off, so a flood of silent peers holds at most this many threads."""
 
 log = logging.getLogger("snakemake.sticky")
 
@@ -64,6 +71,8 @@ class WorkerProcess:
     pid: Optional[int] = None
     host: Optional[str] = None
     last_seen: float = 0.0
+    unwell: Optional[str] = None
+    """Why its supervisor says the process is not alive, while it says so."""
     send_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -130,6 +139,11 @@ class Manager:
         self.address = self._server.getsockname()[:2]
         self._trace = message_trace("sticky-manager")
         self._trace_ids = itertools.count(1)
+        self._handshake_slots = threading.BoundedSemaphore(MAX_PENDING_HANDSHAKES)
+        self._pending_lock = threading.Lock()
+        # handshake id -> (deadline, a duplicate of its socket, shut down at the deadline)
+        self._pending: dict[int, tuple[float, socket.socket]] = {}
+        self._pending_ids = itertools.count(1)
         self._accept_thread = threading.Thread(
             target=self._accept_loop, name="sticky-accept", daemon=True
         )
@@ -165,11 +179,21 @@ class Manager:
         self._close()
 
     def cancel(self) -> None:
-        """Ctrl-C or error: stop workers quickly, leaving no process behind."""
+        """Ctrl-C or error: kill busy workers (and all their processes) at once, let idle ones
+        tear down, leave no process behind. No worker is "lost", nothing is requeued."""
         if self._closed.is_set():
             return
         with self._lock:
-            self._apply(self.scheduler.stop_all("run cancelled"))
+            instructions = self.scheduler.cancel_all("run cancelled")
+            self.inflight.clear()
+            busy = sum(1 for i in instructions if isinstance(i, sched.StopWorker) and i.kill)
+            if instructions:
+                log.info(
+                    "sticky: run cancelled: stopping %d worker(s), %d of them killed mid-job",
+                    len(instructions),
+                    busy,
+                )
+            self._apply(instructions)
         self._reap(3.0)
         self._close()
 
@@ -183,14 +207,60 @@ class Manager:
     # ---- connections ------------------------------------------------------------------------
 
     def _accept_loop(self) -> None:
+        """Accept connections while a handshake slot is free; cut off overdue handshakes."""
+        self._server.settimeout(0.25)
         while not self._closed.is_set():
+            self._cut_overdue_handshakes(time.monotonic())
+            if not self._handshake_slots.acquire(timeout=0.25):
+                continue
             try:
                 sock, addr = self._server.accept()
+            except TimeoutError:
+                self._handshake_slots.release()
+                continue
             except OSError:
+                self._handshake_slots.release()
                 return
-            threading.Thread(target=self._handshake, args=(sock, addr), daemon=True).start()
+            sock.setblocking(True)
+            key = next(self._pending_ids)
+            with self._pending_lock:
+                deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+                self._pending[key] = (deadline, sock.dup())
+            threading.Thread(
+                target=self._handshake_in_slot,
+                args=(key, sock, addr),
+                name="sticky-handshake",
+                daemon=True,
+            ).start()
 
-    def _handshake(self, sock: socket.socket, addr: Any) -> None:
+    def _cut_overdue_handshakes(self, now: float) -> None:
+        """Shut down connections still authenticating past their total deadline: their
+        handshake thread's read returns at once and the thread ends."""
+        with self._pending_lock:
+            for deadline, dup in self._pending.values():
+                if now >= deadline:
+                    try:
+                        dup.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+    def _handshake_in_slot(self, key: int, sock: socket.socket, addr: Any) -> None:
+        try:
+            self._handshake(sock, addr, key)
+        finally:
+            self._end_pending(key)
+            self._handshake_slots.release()
+
+    def _end_pending(self, key: int) -> bool:
+        """Unregister a handshake from the deadline sweep; False if its deadline had passed."""
+        with self._pending_lock:
+            entry = self._pending.pop(key, None)
+        if entry is None:
+            return True
+        entry[1].close()
+        return time.monotonic() < entry[0]
+
+    def _handshake(self, sock: socket.socket, addr: Any, key: int = 0) -> None:
         """Authenticate a new connection with the run secret, then register its worker."""
         peer = f"{addr[0]}:{addr[1]}"
         _set_recv_timeout(sock, HANDSHAKE_TIMEOUT)
@@ -207,7 +277,14 @@ class Manager:
             conn.close()
             return
         except (OSError, EOFError) as e:
-            log.warning("sticky: dropped a connection from %s during authentication (%s)", peer, e)
+            why = e if self._end_pending(key) else f"over the {HANDSHAKE_TIMEOUT:g} s deadline"
+            log.warning(
+                "sticky: dropped a connection from %s during authentication (%s)", peer, why
+            )
+            conn.close()
+            return
+        if not self._end_pending(key):
+            log.warning("sticky: dropped a connection from %s: handshake over the deadline", peer)
             conn.close()
             return
         _set_recv_timeout_fd(conn.fileno(), 0.0)
@@ -290,10 +367,16 @@ class Manager:
     def _handle(self, worker: WorkerProcess, message: object) -> None:
         now = time.monotonic()
         with self._lock:
-            worker.last_seen = now
             if isinstance(message, Heartbeat):
+                # A beat with a note: the process exists but is stopped or hung; not a beat.
+                worker.unwell = message.note
+                if message.note is None:
+                    worker.last_seen = now
                 return
-            if isinstance(message, StateBuilt):
+            worker.last_seen = now
+            if isinstance(message, WorkerExited):
+                self._lose(worker.id, message.cause, message.fate)
+            elif isinstance(message, StateBuilt):
                 self.scheduler.state_built(worker.id, message.template)
                 self.metrics.write(
                     "state_built",
@@ -351,10 +434,17 @@ class Manager:
     def _periodic(self, now: float) -> None:
         self.launcher.refresh()
         with self._lock:
+            for handle in list(self._retiring):
+                if handle.ended() is not None:
+                    handle.release()  # whatever the stopped worker's jobs left running
+                    self._retiring.remove(handle)
             for worker in list(self.workers.values()):
                 ended = worker.handle.ended() if worker.handle is not None else None
                 if ended is not None:
-                    self._lose(worker.id, ended)
+                    # Its supervisor's last words (how the process ended) come first.
+                    self._drain(worker)
+                    if worker.id in self.workers:
+                        self._lose(worker.id, ended)
                 elif worker.conn is None and now - worker.started_at > self.start_timeout:
                     waiting = worker.handle.pending_reason() if worker.handle else ""
                     where = worker.handle.description if worker.handle else "?"
@@ -364,10 +454,24 @@ class Manager:
                         f"({where}{'; ' + waiting if waiting else ''})",
                     )
                 elif worker.conn is not None and now - worker.last_seen > self.heartbeat_timeout:
-                    self._lose(worker.id, f"no heartbeat for {self.heartbeat_timeout:g} s")
+                    why = f" ({worker.unwell})" if worker.unwell else ""
+                    self._lose(worker.id, f"no heartbeat for {self.heartbeat_timeout:g} s{why}")
             self._apply(self.scheduler.tick(now))
 
-    def _lose(self, worker_id: str, reason: str) -> None:
+    def _drain(self, worker: WorkerProcess) -> None:
+        """Handle the messages a worker sent before it ended (the caller holds the lock)."""
+        while worker.id in self.workers and worker.conn is not None:
+            try:
+                if not worker.conn.poll(0):
+                    return
+                message = worker.conn.recv()
+            except (EOFError, OSError, ValueError):
+                return
+            self._handle(worker, message)
+
+    def _lose(self, worker_id: str, reason: str, fate: Fate = Fate.REQUEUE) -> None:
+        """A worker ended. ``fate``: what its supervisor says becomes of its invocation (the
+        job's code ended the process: it ends once; otherwise it is requeued)."""
         with self._lock:
             worker = self.workers.pop(worker_id, None)
             if worker is None:
@@ -382,13 +486,19 @@ class Manager:
                     worker.conn.close()
                 if worker.handle is not None:
                     self._retiring.append(worker.handle)
-            else:
+            elif fate is Fate.REQUEUE:
                 log.warning(
                     "sticky: lost worker %s: %s (log: %s)", worker_id, reason, worker.log_path
                 )
                 self.metrics.write("worker_lost", worker=worker_id, reason=reason)
                 _kill(worker)
-            self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason))
+            else:
+                log.warning(
+                    "sticky: worker %s ended: %s (log: %s)", worker_id, reason, worker.log_path
+                )
+                self.metrics.write("worker_ended", worker=worker_id, reason=reason, fate=fate.value)
+                _kill(worker)
+            self._apply(self.scheduler.worker_lost(worker_id, time.monotonic(), reason, fate))
 
     # ---- carrying out instructions ----------------------------------------------------------
 
@@ -411,15 +521,39 @@ class Manager:
                 # Partial outputs go before the invocation can run anywhere else.
                 self.on_requeue(ins.invocation_id)
             elif isinstance(ins, sched.FailInvocation):
-                self.inflight.pop(ins.invocation_id, None)
+                self._record_ended(ins.invocation_id, ok=False)
                 self._callback(ins.invocation_id, False, ins.reason, None)
+            elif isinstance(ins, sched.FinishInvocation):
+                self._record_ended(ins.invocation_id, ok=True)
+                self._callback(ins.invocation_id, True, None, None)
             elif isinstance(ins, sched.StopWorker):
                 self.metrics.write("worker_stop", worker=ins.worker_id, reason=ins.reason)
                 worker = self.workers.get(ins.worker_id)
-                if worker is not None and worker.conn is not None:
+                if worker is not None and ins.kill:
+                    _kill(worker)
+                elif worker is not None and worker.conn is not None:
                     self._send(ins.worker_id, Stop())
                 elif worker is not None:
                     _kill(worker)
+
+    def _record_ended(self, invocation_id: int, ok: bool) -> None:
+        """An invocation that ended without an InvocationDone: if it ran on a worker, it is
+        one of the run's invocations (and failures) in the metrics."""
+        entry = self.inflight.pop(invocation_id, None)
+        if entry is None or entry.worker_id is None:
+            return
+        now = time.monotonic()
+        self.metrics.write(
+            "invocation",
+            id=invocation_id,
+            worker=entry.worker_id,
+            template=entry.invoke.template,
+            rule=entry.invoke.snakemake.rule,
+            ok=ok,
+            queued_s=(entry.dispatched_at or now) - entry.submitted_at,
+            latency_s=now - entry.submitted_at,
+            exec_s=now - (entry.dispatched_at or now),
+        )
 
     def _send(self, worker_id: str, message: object) -> None:
         worker = self.workers[worker_id]
@@ -491,10 +625,12 @@ class Manager:
                     grace,
                 )
                 handle.kill()
+            handle.release()
 
     def _close(self) -> None:
         self._closed.set()
         self._server.close()
+        self._cut_overdue_handshakes(float("inf"))
         self._wake()
         self._io_thread.join(timeout=5)
         self._run_callbacks()

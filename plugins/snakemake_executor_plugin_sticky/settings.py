@@ -75,9 +75,11 @@ class ExecutorSettings(ExecutorSettingsBase):
     heartbeat_timeout: float = field(
         default=20.0,
         metadata={
-            "help": "Seconds without a heartbeat after which a connected worker counts as "
-            "lost and its invocation is requeued (default 20; workers beat every second). "
-            "A worker whose process exits is noticed at once.",
+            "help": "Seconds a connected worker may stay stopped (SIGSTOP) or unreachable (no "
+            "heartbeat: its node, pilot or network gone) before it counts as lost and its "
+            "invocation is requeued (default 20; at least 2: workers beat every second). A "
+            "worker running a long C call that holds the GIL is alive; a worker whose "
+            "process exits is noticed at once.",
             "env_var": False,
             "required": False,
         },
@@ -122,3 +124,72 @@ class ExecutorSettings(ExecutorSettingsBase):
             "required": False,
         },
     )
+
+
+MIN_HEARTBEAT_TIMEOUT = 2.0
+"""Workers beat every second: a shorter timeout would lose healthy workers between beats."""
+
+
+def settings_problems(settings: ExecutorSettings) -> list[str]:
+    """Every invalid setting, one line each: the flag, the value seen, what it must be.
+
+    Pure (no sockets): whether a valid address can be bound is checked where it is bound."""
+    problems: list[str] = []
+
+    def bad(flag: str, value: object, must: str) -> None:
+        problems.append(f"--sticky-{flag} {value}: {must}")
+
+    if settings.max_workers is not None and settings.max_workers < 1:
+        bad(
+            "max-workers",
+            settings.max_workers,
+            "must be at least 1 (leave it unset to use the --cores limit)",
+        )
+    for flag, value, default in [
+        ("idle-timeout", settings.idle_timeout, 300),
+        ("pilot-start-timeout", settings.pilot_start_timeout, 300),
+    ]:
+        if not _number(value) or value <= 0:
+            bad(flag, value, f"must be a number of seconds above 0 (default {default})")
+    hb = settings.heartbeat_timeout
+    if not _number(hb) or hb < MIN_HEARTBEAT_TIMEOUT:
+        bad(
+            "heartbeat-timeout",
+            hb,
+            f"must be a number of seconds of at least {MIN_HEARTBEAT_TIMEOUT:g} (workers beat "
+            "every second; default 20)",
+        )
+    if not 0 <= settings.port <= 65535:
+        bad("port", settings.port, "must be a TCP port, 1 to 65535 (or 0: any free port)")
+    if settings.max_requeues < 0:
+        bad("max-requeues", settings.max_requeues, "must be 0 or more (default 3)")
+    address_problem = listen_address_problem(settings.listen_address)
+    if address_problem:
+        bad("listen-address", settings.listen_address or "''", address_problem)
+    return problems
+
+
+def listen_address_problem(address: str) -> Optional[str]:
+    """Why ``address`` cannot be a listen address, judged by its spelling alone (or None).
+
+    Numeric addresses must be valid IPv4/IPv6 addresses (``256.1.1.1`` is not); other names
+    are host names, resolved when the manager binds."""
+    import ipaddress
+    import re
+
+    if not address or address != address.strip():
+        return "must be an address of this machine, e.g. 127.0.0.1 (the default) or 0.0.0.0"
+    numeric = re.fullmatch(r"[0-9.]+", address) or ":" in address
+    if numeric:
+        try:
+            ipaddress.ip_address(address.strip("[]"))
+        except ValueError:
+            return (
+                "is not a valid IP address; use an address of this machine, e.g. 127.0.0.1 "
+                "(the default) or 0.0.0.0 (all interfaces)"
+            )
+    return None
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and value == value  # not NaN

@@ -5,9 +5,10 @@ workers) or in a file readable by its user only, named by ``$STICKY_CONNECTION_F
 pilots): never on a command line. The
 worker connects back to its manager, then runs invocations one at a time in its main thread
 ("direct mode": a GPU state is never forked), building each template's state the first time an
-invocation needs it and keeping it until it is told to stop. A daemon thread sends heartbeats;
-if the manager goes away (connection broken, parent gone) the worker exits at once, so no
-worker outlives its run.
+invocation needs it and keeping it until it is told to stop. Right after connecting it forks:
+the parent becomes the worker's supervisor (:mod:`.supervisor`: heartbeats judged without the
+GIL, exit causes, no orphans, and the whole process group dies when the manager goes away),
+the child runs invocations; its heartbeat thread only stamps shared memory.
 """
 
 import argparse
@@ -37,6 +38,7 @@ from stickyinvoc._templates import (
     load_templates,
 )
 
+from . import supervisor
 from ._protocol import (
     Heartbeat,
     Hello,
@@ -106,10 +108,14 @@ class StateHolder:
 
 
 class Worker:
-    def __init__(self, conn: Connection, worker_id: str) -> None:
+    def __init__(
+        self, conn: Connection, worker_id: str, link: Optional[supervisor.Link] = None
+    ) -> None:
         self.conn = conn
         self.worker_id = worker_id
-        self.send_lock = threading.Lock()
+        self.link = link
+        # Shared with the supervisor, which writes to the same connection.
+        self.send_lock: Any = link.lock if link is not None else threading.Lock()
         self.holder = StateHolder()
         self.code_cache: dict[tuple[str, int], Any] = {}
         self.parent_pid = os.getppid()
@@ -121,15 +127,22 @@ class Worker:
             self.conn.send(message)
 
     def heartbeat_forever(self) -> None:
-        """Beat every second; exit the process when the manager is gone."""
+        """Beat every second (into shared memory, for the supervisor, which tells the
+        manager); exit the process when the supervisor is gone."""
+        link = self.link
         while True:
+            if link is not None:
+                link.beat()
+                if not link.supervisor_alive():
+                    os._exit(71)
             time.sleep(HEARTBEAT_INTERVAL)
-            try:
-                self.send(Heartbeat())
-            except (OSError, EOFError, ValueError):
-                os._exit(70)
-            if os.getppid() != self.parent_pid:
-                os._exit(71)
+            if link is None:  # no supervisor (tests): send the beat directly
+                try:
+                    self.send(Heartbeat())
+                except (OSError, EOFError, ValueError):
+                    os._exit(70)
+                if os.getppid() != self.parent_pid:
+                    os._exit(71)
 
     def serve(self) -> None:
         self.send(Hello(self.worker_id, os.getpid()))
@@ -259,7 +272,8 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
         info = json.loads(sys.stdin.readline())
     host, _, port = info["connect"].rpartition(":")
     conn = Client((host.strip("[]"), int(port)), authkey=bytes.fromhex(info["secret"]))
-    Worker(conn, args.worker_id).serve()
+    link = supervisor.start(conn)  # returns in the child only; the parent supervises it
+    Worker(conn, args.worker_id, link).serve()
     # The states are torn down (serve's finally). Skip the interpreter's own finalisation:
     # with torch loaded it takes most of a second, and the manager waits for this exit.
     sys.stdout.flush()

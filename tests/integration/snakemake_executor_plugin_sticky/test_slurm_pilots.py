@@ -151,6 +151,8 @@ def test_scancelled_pilot_loses_nothing(workflow, start_snakemake, poll):
     assert run.returncode == 0, run.output
     assert run.read("out/1.txt") == "1 30\n"
     assert len(run.events("requeued")) == 1
+    (lost,) = run.events("worker_lost")
+    assert "the worker was sent SIGTERM" in lost["reason"], lost  # named by its supervisor
     assert pilots(wd)[victim][1].startswith("CANCELLED")
     assert queued(wd) == []
 
@@ -278,3 +280,16 @@ def test_address_and_secret_never_reach_a_command_line(workflow, start_snakemake
     bg.proc.send_signal(signal.SIGINT)
     bg.finish(timeout=90)
     assert not connection.exists()  # removed at the end of the run
+
+
+def test_a_script_that_ends_its_pilots_process_fails_once(workflow, run_snakemake):
+    """The lifecycle holds on pilots too: os._exit(1) in a pilot fails that job once with the
+    exit status (no requeue, no replacement storm); the other job runs; no pilot is left."""
+    wd = workflow("sticky_lifecycle")
+    run = run_snakemake(wd, *SLURM, "--keep-going", "out/exit1.txt", "out/plain.txt")
+    assert run.returncode != 0
+    assert "exit status 1 (os._exit" in run.output, run.output
+    assert run.read("out/plain.txt") == "plain\n"
+    assert run.events("requeued") == [] and run.events("worker_lost") == []
+    assert [r["fate"] for r in run.events("worker_ended")] == ["fail"]
+    assert queued(wd) == []

@@ -1,0 +1,128 @@
+"""Worker lifecycle (issue 12, part 3): a job's own exits fail it once, a C call holding the
+GIL is not a hang, no process a job started outlives its worker, Ctrl-C loses no worker.
+
+Runs the workflow tests/integration/workflows/sticky_lifecycle (one job per case, chosen by
+the output name: see its scripts/job.py)."""
+
+import os
+import signal
+import time
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def marker_pid(wd, name: str, poll) -> int:
+    path = wd / "markers" / name
+    return int(poll(lambda: path.exists() and path.read_text(), 120, f"markers/{name}"))
+
+
+def test_a_script_that_ends_its_process_fails_once_with_the_cause(workflow, run_snakemake):
+    """os._exit(1), a SIGKILL the script sends itself, a segfault in C, an uncaught
+    KeyboardInterrupt: each fails its job once with the cause, like --executor local; none is
+    requeued. os._exit(0) after writing the output succeeds, as it does under local."""
+    wd = workflow("sticky_lifecycle")
+    cases = ["exit1", "selfkill", "crash", "kbint", "exit0"]
+    run = run_snakemake(wd, "--keep-going", *[f"out/{c}.txt" for c in cases])
+    assert run.returncode != 0
+    assert "exit status 1 (os._exit" in run.output, run.output
+    assert "sent its own process SIGKILL" in run.output
+    assert "crashed with SIGSEGV" in run.output
+    assert "KeyboardInterrupt" in run.output
+    assert run.read("out/exit0.txt") == "done\n"
+    for case in ["exit1", "selfkill", "crash", "kbint"]:
+        assert not (wd / "out" / f"{case}.txt").exists()
+    assert run.events("requeued") == [] and run.events("worker_lost") == []
+    invocations = run.events("invocation")
+    assert len(invocations) == 5  # each job ran exactly once
+    assert sum(not r["ok"] for r in invocations) == 4
+    assert "sticky: 5 invocations (4 failed)" in run.output
+    ended = {r["fate"] for r in run.events("worker_ended")}
+    assert ended == {"fail", "succeed"}
+
+
+def test_a_c_call_holding_the_gil_past_the_heartbeat_timeout_is_alive(workflow, run_snakemake):
+    """Two C calls hold the GIL for ~6 s, three times --sticky-heartbeat-timeout 2, so the
+    heartbeat thread is starved: sum(range(N)) computing, libc sleep() waiting. Neither worker
+    is lost: a fresh run would finish both."""
+    wd = workflow("sticky_lifecycle")
+    run = run_snakemake(
+        wd,
+        "out/gil.txt",
+        "out/gilwait.txt",
+        "--sticky-heartbeat-timeout",
+        "2",
+        "--config",
+        "seconds_held=6",
+    )
+    assert run.returncode == 0, run.output
+    for case in ["gil", "gilwait"]:
+        held = float(run.read(f"out/{case}.txt").split()[1])
+        assert held > 4, f"{case}: the C call only held the GIL for {held} s"
+    assert run.events("worker_lost") == [] and run.events("requeued") == []
+    invocations = run.events("invocation")
+    assert len(invocations) == 2
+    assert all(r["ok"] and r["exec_s"] > 4 for r in invocations)
+
+
+@pytest.mark.parametrize(
+    ("victim", "sig", "cause"),
+    [
+        ("invocation process", signal.SIGKILL, "killed by SIGKILL from outside the job"),
+        ("supervisor", signal.SIGTERM, "the worker was sent SIGTERM (scancel, preemption"),
+    ],
+)
+def test_a_killed_workers_children_die_before_its_invocation_is_requeued(
+    workflow, start_snakemake, poll, alive, victim, sig, cause
+):
+    """The script forked a child that appends to the output four times a second; then its
+    worker is killed (SIGKILL to the process running the script, or SIGTERM to the worker as
+    a scheduler preempting it would): the child dies first, the invocation is requeued with
+    the cause named, and the rerun's output stays clean."""
+    wd = workflow("sticky_lifecycle")
+    bg = start_snakemake(wd, "--retries", "0", "out/orphan.txt")
+    worker = marker_pid(wd, "pid-orphan", poll)
+    child = marker_pid(wd, "child-orphan", poll)
+    output = wd / "out" / "orphan.txt"
+    poll(lambda: output.exists() and "ORPHAN" in output.read_text(), 30, "the child to write")
+    if victim == "supervisor":
+        (connected,) = [r for r in bg.events("worker_connected") if r["pid"] == worker]
+        (started,) = [r for r in bg.events("worker_started") if r["worker"] == connected["worker"]]
+        os.kill(started["pid"], sig)
+    else:
+        os.kill(worker, sig)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert not alive(child), "the killed worker's child outlived it"
+    time.sleep(1.0)  # four more appends, were it alive
+    assert run.read("out/orphan.txt") == "orphan\n"
+    assert len(run.events("requeued")) == 1
+    (lost,) = run.events("worker_lost")
+    assert cause in lost["reason"], lost
+
+
+def test_workers_children_die_when_snakemake_is_sigkilled(workflow, start_snakemake, poll, alive):
+    wd = workflow("sticky_lifecycle")
+    bg = start_snakemake(wd, "out/sleeper.txt", cores=1)
+    worker = marker_pid(wd, "pid-sleeper", poll)
+    child = marker_pid(wd, "child-sleeper", poll)
+    bg.proc.kill()
+    bg.finish(timeout=30)
+    poll(lambda: not alive(worker) and not alive(child), 20, "the worker and its child to die")
+
+
+def test_ctrl_c_stops_workers_and_their_children_without_losing_or_requeuing(
+    workflow, start_snakemake, poll, alive
+):
+    wd = workflow("sticky_lifecycle")
+    bg = start_snakemake(wd, "out/sleeper.txt", cores=1)
+    worker = marker_pid(wd, "pid-sleeper", poll)
+    child = marker_pid(wd, "child-sleeper", poll)
+    bg.proc.send_signal(signal.SIGINT)
+    run = bg.finish(timeout=60)
+    assert run.returncode != 0
+    assert "lost worker" not in run.output and "requeued" not in run.output, run.output
+    assert run.events("worker_lost") == [] and run.events("requeued") == []
+    poll(lambda: not alive(worker) and not alive(child), 20, "the worker and its child to die")
+    assert not (wd / "out" / "sleeper.txt").exists()
