@@ -208,7 +208,10 @@ class StorageObject(StorageObjectRead, StorageObjectWrite, StorageObjectGlob, St
         local = self.local_path()
         if not local.exists():
             raise WorkflowError(f"cannot store {self.query}: {local} does not exist")
-        self._store.bind_name(self._name, local)
+        try:
+            self._store.bind_name(self._name, local)
+        except StoreError as e:
+            raise WorkflowError(f"cannot store {self.query}: {e}") from None
 
     def remove(self) -> None:
         """Drop the name; its objects stay until ``python -m ckptstore gc`` finds them unused."""

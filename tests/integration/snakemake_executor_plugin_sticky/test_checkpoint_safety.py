@@ -180,3 +180,26 @@ def test_a_read_only_store_restores_and_skips_storing(site, run_snakemake, tmp_p
     assert counts(output) == (2, 0), output
     assert (wd_b / "both.txt").read_text() == "run1,1\nrun2,1\n"
     assert sorted(str(p) for p in store.rglob("*")) == before
+
+
+def test_signed_manifests_restore_and_unsigned_ones_are_refused(site, run_snakemake, tmp_path):
+    wd_a, data, store = site
+    key = tmp_path / "ckpt.key"
+    key.write_text("0123456789abcdef" * 4)
+    key.chmod(0o600)
+    signed = ("--sticky-checkpoints-key", str(key))
+    first = run_with(run_snakemake, wd_a, data, store, *signed)
+    assert first.returncode == 0 and counts(first.output) == (0, 3), first.output
+    both = manifests_by_rule(store)["both"]
+    body = json.loads(both.read_text())
+    del body["sig"]  # as an untrusted writer without the key would leave it
+    both.write_text(json.dumps(body))
+    wd_b = clone(wd_a, tmp_path / "site-b")
+    run = run_with(run_snakemake, wd_b, data, store, *signed)
+    assert run.returncode == 0, run.output
+    assert counts(run.output) == (2, 1), run.output
+    assert "is refused: it is not signed" in run.output, run.output
+    assert (wd_b / "both.txt").read_text() == "run1,1\nrun2,1\n"
+    key.chmod(0o644)
+    bad = run_with(run_snakemake, wd_b, data, store, *signed)
+    assert bad.returncode != 0 and "chmod 600" in bad.output and "Traceback" not in bad.output
