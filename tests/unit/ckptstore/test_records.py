@@ -8,7 +8,7 @@ import string
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckptstore import CheckpointStore, StoreError
@@ -286,3 +286,64 @@ def test_explain_reads_unsigned_history_of_a_signed_store(tmp_path, recorded):
     store = CheckpointStore(tmp_path / "store", signing_key=b"k" * 64)
     store.remember(json.dumps(["r", ["out/a.txt"]]), KEY)
     assert [e.rule for e in explain_outputs(store)] == ["r"]
+
+
+# ---- generated records: whatever a store holds, reading it never aborts ------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+names = st.sampled_from(["out/a.txt", "/abs", "../x", "a/../b", "", "a//b", "ok/tree", "~x"])
+digests = st.sampled_from([DIGEST, "md5:abc", "sha256:" + "A" * 64, 3, None])
+entries = st.one_of(
+    st.fixed_dictionaries({"file": digests}),
+    st.fixed_dictionaries({"tree": st.dictionaries(names, digests, max_size=3)}),
+    json_values,
+)
+manifests = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {"key": st.sampled_from([KEY, "x", None]), "outputs": st.dictionaries(names, entries)},
+        optional={"meta": json_values, "sig": json_values},
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(manifests)
+def test_any_manifest_text_parses_to_safe_names_or_is_malformed(body):
+    """Generated manifests, hostile or damaged: parsing either yields only safe names and
+    sha256 digests, or raises MalformedRecordError; never anything else."""
+    try:
+        record = parse_manifest(json.dumps(body), KEY)
+    except MalformedRecordError:
+        return
+    for name, entry in record.outputs.items():
+        assert unsafe_path_reason(name) is None
+        if "file" in entry:
+            assert entry["file"] == DIGEST
+        else:
+            assert all(unsafe_path_reason(r) is None for r in entry["tree"])
+            assert set(entry["tree"].values()) <= {DIGEST}
+
+
+@settings(max_examples=60, deadline=None)
+@given(manifests)
+def test_a_store_holding_any_manifest_restores_it_or_runs_the_job(tmp_path_factory, body):
+    """The same through the store: lookup, restore, gc and explain never raise on it."""
+    root = tmp_path_factory.mktemp("gen")
+    store = CheckpointStore(root / "store")
+    write_manifest(store, body)
+    site = root / "site"
+    try:
+        store.restore(KEY, site, {"out/a.txt"}, {"out/a.txt"})
+    except RefusedRecordError:
+        pass
+    store.gc(keep_runs=1)
+    list(explain_outputs(store))
+    assert not (root / "abs").exists() and not (root / "x").exists()
+    assert all("\n" not in p for p in store.problems)
