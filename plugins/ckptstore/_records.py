@@ -70,30 +70,80 @@ def check_digest(value: Any, where: str) -> str:
     return value
 
 
+MODE_BITS = 0o1777
+"""Permission bits an entry may restore (rwx for all, and the sticky bit): never set-user-
+or set-group-ID bits, which a hostile store could otherwise plant on a restored file."""
+
+
 def check_entry(entry: Any, where: str) -> dict[str, Any]:
-    """A ``{"file": digest}`` or ``{"tree": {relpath: digest}}`` entry, checked."""
-    if not isinstance(entry, dict) or len(entry) != 1:
-        raise MalformedRecordError(f"{where}: not a {{'file': ...}} or {{'tree': ...}} entry")
+    """An output's entry, checked. The kinds (whose placing :mod:`ckptstore._materialise`
+    owns where present)::
+
+        {"file": DIGEST[, "mode": BITS]}
+        {"link": TARGET}
+        {"tree": {REL: DIGEST}[, "links": {REL: TARGET}, "dirs": [REL], "modes": {REL: BITS}]}
+
+    Every REL is a safe relative path (``"."`` too, in ``modes``: the directory itself), no
+    entry lies inside a file or link entry, and modes carry no set-ID bits. A link's target
+    is content, kept verbatim (a fresh run makes the same link); the link itself is only
+    ever placed at a checked name."""
+    if not isinstance(entry, dict):
+        raise MalformedRecordError(f"{where}: not an entry object")
     if "file" in entry:
+        _only(entry, {"file", "mode"}, where)
         check_digest(entry["file"], where)
+        if "mode" in entry:
+            _check_mode(entry["mode"], where)
         return entry
-    tree = entry.get("tree")
-    if not isinstance(tree, dict):
-        raise MalformedRecordError(f"{where}: not a {{'file': ...}} or {{'tree': ...}} entry")
-    for rel, digest in tree.items():
+    if "link" in entry:
+        _only(entry, {"link"}, where)
+        _check_target(entry["link"], where)
+        return entry
+    if not isinstance(entry.get("tree"), dict):
+        raise MalformedRecordError(f"{where}: not a 'file', 'link' or 'tree' entry")
+    _only(entry, {"tree", "links", "dirs", "modes"}, where)
+    tree, links = entry["tree"], entry.get("links", {})
+    dirs, modes = entry.get("dirs", []), entry.get("modes", {})
+    if not isinstance(links, dict) or not isinstance(dirs, list) or not isinstance(modes, dict):
+        raise MalformedRecordError(f"{where}: 'links', 'dirs' or 'modes' has the wrong type")
+    for rel in [*tree, *links, *dirs, *(m for m in modes if m != ".")]:
         reason = unsafe_path_reason(rel)
         if reason is not None:
             raise MalformedRecordError(f"{where}: tree entry {rel!r} {reason}")
+    for rel, digest in tree.items():
         check_digest(digest, f"{where}/{rel}")
-    names = set(tree)
-    for rel in tree:
+    for rel, target in links.items():
+        _check_target(target, f"{where}/{rel}")
+    for rel, bits in modes.items():
+        _check_mode(bits, f"{where}/{rel}")
+    leaves = set(tree) | set(links)
+    if len(leaves) != len(tree) + len(links) or leaves & set(dirs):
+        raise MalformedRecordError(f"{where}: one tree entry is listed as two kinds")
+    for rel in [*tree, *links, *dirs]:
         parts = rel.split("/")
         for i in range(1, len(parts)):
-            if "/".join(parts[:i]) in names:
+            inner = "/".join(parts[:i])
+            if inner in leaves:
                 raise MalformedRecordError(
-                    f"{where}: tree entry {rel!r} lies inside the file {'/'.join(parts[:i])!r}"
+                    f"{where}: tree entry {rel!r} lies inside the file or link {inner!r}"
                 )
     return entry
+
+
+def _only(entry: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(entry) - allowed)
+    if extra:
+        raise MalformedRecordError(f"{where}: unexpected field {extra[0]!r}")
+
+
+def _check_mode(bits: Any, where: str) -> None:
+    if isinstance(bits, bool) or not isinstance(bits, int) or bits & ~MODE_BITS or bits < 0:
+        raise MalformedRecordError(f"{where}: mode {bits!r} is not permission bits (0..0o1777)")
+
+
+def _check_target(target: Any, where: str) -> None:
+    if not isinstance(target, str) or not target or "\0" in target:
+        raise MalformedRecordError(f"{where}: a link target must be a non-empty string")
 
 
 @dataclass(frozen=True)

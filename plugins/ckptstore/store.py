@@ -103,7 +103,7 @@ class Manifest:
         for entry in self.outputs.values():
             if "file" in entry:
                 found.add(entry["file"])
-            else:
+            elif "tree" in entry:
                 found.update(entry["tree"].values())
         return found
 

@@ -84,6 +84,21 @@ def test_unsafe_names_are_refused(name):
     assert unsafe_path_reason(name) is not None
 
 
+def test_every_entry_kind_written_is_accepted():
+    entries = {
+        "f": {"file": DIGEST, "mode": 0o755},
+        "l": {"link": "../elsewhere/target"},
+        "d": {
+            "tree": {"a/b.txt": DIGEST},
+            "links": {"a/c": "b.txt"},
+            "dirs": ["a", "empty"],
+            "modes": {".": 0o755, "a/b.txt": 0o644},
+        },
+    }
+    record = parse_manifest(json.dumps({"key": KEY, "outputs": entries}), KEY)
+    assert record.outputs == entries
+
+
 def test_refusal_allows_only_declared_names_and_requires_the_outputs():
     assert refusal(["out/a.txt", "logs/a.log"], {"out/a.txt", "logs/a.log"}, {"out/a.txt"}) is None
     assert "not an output" in refusal(["out/b.txt"], {"out/a.txt"})
@@ -107,12 +122,21 @@ def test_refusal_allows_only_declared_names_and_requires_the_outputs():
         ({"key": KEY, "outputs": {"../../x": {"file": DIGEST}}}, "'..'"),
         ({"key": KEY, "outputs": {"d": {"tree": {"../../../../X": DIGEST}}}}, "'..'"),
         ({"key": KEY, "outputs": {"d": {"tree": {"a": DIGEST, "a/b": DIGEST}}}}, "inside"),
-        ({"key": KEY, "outputs": {"d": {"file": DIGEST, "tree": {}}}}, "entry"),
+        ({"key": KEY, "outputs": {"d": {"file": DIGEST, "tree": {}}}}, "unexpected field"),
+        ({"key": KEY, "outputs": {"d": {"file": DIGEST, "mode": 0o4755}}}, "permission bits"),
+        ({"key": KEY, "outputs": {"d": {"link": ""}}}, "link target"),
+        (
+            {"key": KEY, "outputs": {"d": {"tree": {}, "links": {"l": "/etc"}, "dirs": ["l/x"]}}},
+            "inside",
+        ),
+        ({"key": KEY, "outputs": {"d": {"tree": {"a": DIGEST}, "modes": {"../a": 0o644}}}}, "'..'"),
+        ({"key": KEY, "outputs": {"d": {"tree": {}, "dirs": ["/x"]}}}, "absolute"),
         ({"key": KEY, "outputs": {"d": {"file": DIGEST}}, "meta": []}, "meta"),
         ({"key": "e" * 64, "outputs": {"d": {"file": DIGEST}}}, "file name"),
     ],
 )
 def test_malformed_manifests_are_rejected_with_the_reason(body, why):
+    """Including the entry kinds of restored-as-it-was outputs (modes, links, dirs)."""
     with pytest.raises(MalformedRecordError, match=why.replace("(", r"\(")):
         parse_manifest(json.dumps(body), KEY)
 
