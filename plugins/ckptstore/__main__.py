@@ -8,16 +8,22 @@ python -m ckptstore explain STORE [OUTPUT..] # why the jobs making OUTPUTs last 
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from ._records import DIGEST
 from .explain import explain_outputs
 from .store import CheckpointStore, StoreError, file_digest
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line (what is wrong, and where to look), not a usage dump."""
+
+    def error(self, message: str) -> "NoReturn":
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
+
+
 def main(argv: "list[str] | None" = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ckptstore", description=__doc__.splitlines()[0]
-    )
+    parser = _Parser(prog="python -m ckptstore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     gc = sub.add_parser("gc", help="delete keys and objects the latest N runs did not use")
     gc.add_argument("store", type=Path)

@@ -228,6 +228,15 @@ def test_gc_sets_aside_damaged_records_and_finishes(store, recorded, tmp_path, c
     assert store.lookup("f" * 64) is not None
 
 
+@pytest.mark.parametrize("args", [["--keep-runs", "two"], ["--keep-runs"], ["--keep"]])
+def test_gc_other_bad_arguments_are_one_line(store, capsys, args):
+    with pytest.raises(SystemExit) as exit_:
+        cli(["gc", str(store.root), *args])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error:"), err
+
+
 @pytest.mark.parametrize("value", ["0", "-3"])
 def test_gc_bad_keep_runs_is_one_line(store, capsys, value):
     assert cli(["gc", str(store.root), "--keep-runs", value]) == 2
