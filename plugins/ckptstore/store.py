@@ -466,12 +466,8 @@ class CheckpointStore:
             yield record
             return
         marker = self.root / "active" / f"{run_id}.json"
-        self._write_atomically(
-            marker,
-            json.dumps(
-                {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
-            ).encode(),
-        )
+        record.marker, record.started = marker, time.time()
+        record.publish(force=True)
         try:
             yield record
         finally:
@@ -510,6 +506,8 @@ class CheckpointStore:
         for run in kept:
             keep_keys.update(run["keys"])
         active = self._active_runs()
+        for run in active:  # what running workflows restored (published in their markers)
+            keep_keys.update(run["keys"])
         cutoff = min((r["finished"] for r in kept), default=0.0)
         cutoff = min([cutoff, *(a["started"] for a in active)])
         # With no finished run to measure "recent" by (a store used only through its names),
@@ -595,15 +593,16 @@ class CheckpointStore:
                     raise TypeError("not an object")
                 pid, started = int(info.get("pid", 0)), float(info.get("started", mtime))
                 host = info.get("host")
+                keys = [k for k in info.get("keys", []) if isinstance(k, str) and _is_key(k)]
             except FileNotFoundError:
                 continue  # the run just ended
-            except (OSError, ValueError, TypeError):
-                pid, started, host = 0, mtime, None
+            except (OSError, ValueError, TypeError, AttributeError):
+                pid, started, host, keys = 0, mtime, None, []
             abandoned = (host == socket.gethostname() and not _pid_alive(pid)) or (
                 time.time() - started > ACTIVE_STALE_SECONDS
             )
             if not abandoned:
-                found.append({"pid": pid, "host": host, "started": started})
+                found.append({"pid": pid, "host": host, "started": started, "keys": keys})
         return found
 
     def _key_path(self, key: str) -> Path:
@@ -757,6 +756,24 @@ class RunRecord:
     store: CheckpointStore
     run_id: str
     keys: set[str] = field(default_factory=set)
+    marker: Optional[Path] = None
+    started: float = 0.0
+    _published: int = -1
+
+    def publish(self, force: bool = False) -> None:
+        """Write the keys used so far into the run's active marker, so a concurrent
+        :meth:`CheckpointStore.gc` keeps them even where this run could not refresh their
+        times (another user's objects). Cheap: only when keys were added since."""
+        if self.marker is None or (not force and len(self.keys) == self._published):
+            return
+        body = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": self.started,
+            "keys": sorted(self.keys),
+        }
+        self.store._write_atomically(self.marker, json.dumps(body).encode())
+        self._published = len(self.keys)
 
     def lookup(self, key: str) -> Optional[Manifest]:
         """A lookup alone does not count as using the key (only restoring or storing it)."""

@@ -120,6 +120,7 @@ class RunCheckpoints:
                 if self._restore(job):
                     self.workflow.async_run(self.workflow.persistence.finished(job))
                     done.add(job)
+        self._run.publish()  # a concurrent gc keeps what was just restored
         if done:
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
@@ -192,7 +193,10 @@ class RunCheckpoints:
         if job in self._decided or not _eligible(job):
             return False
         self._decided.add(job)
-        return self._restore(job)
+        restored = self._restore(job)
+        if restored:
+            self._run.publish()
+        return restored
 
     def record_success(self, job: Any) -> None:
         """Store a successful job's outputs, logs and benchmark under its key.

@@ -277,3 +277,22 @@ def test_gc_during_a_run_keeps_what_that_run_restored(store, tmp_path):
     # Once that run is over it is the latest: what it restored is still kept.
     store.gc(keep_runs=1)
     assert store.lookup(KEY_A) is not None and store.lookup(KEY_B) is None
+
+
+def test_gc_keeps_what_a_running_workflow_restored_even_if_it_could_not_touch_it(store, tmp_path):
+    """Another user's run cannot refresh the times of objects it does not own: the keys it
+    restored, published in its active marker, keep them."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "old.txt").write_text("old")
+    (wd / "new.txt").write_text("new")
+    with store.run("old-run") as run:
+        run.record(KEY_A, {"old.txt": "old.txt"}, wd)
+    with store.run("newer-run") as run:
+        run.record(KEY_B, {"new.txt": "new.txt"}, wd)
+    with store.run("running") as active:
+        assert active.restore(KEY_A, tmp_path / "site-b") is not None
+        active.publish()
+        _age(store, 5000)  # as if the restore had not refreshed anything
+        assert store.gc(keep_runs=1).deleted_keys == 0
+        assert store.restore(KEY_A, tmp_path / "site-c") is not None
