@@ -8,15 +8,22 @@ python -m ckptstore explain STORE [OUTPUT..] # why the jobs making OUTPUTs last 
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
+from ._records import DIGEST
 from .explain import explain_outputs
 from .store import CheckpointStore, StoreError, file_digest
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line (what is wrong, and where to look), not a usage dump."""
+
+    def error(self, message: str) -> "NoReturn":
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
+
+
 def main(argv: "list[str] | None" = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ckptstore", description=__doc__.splitlines()[0]
-    )
+    parser = _Parser(prog="python -m ckptstore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     gc = sub.add_parser("gc", help="delete keys and objects the latest N runs did not use")
     gc.add_argument("store", type=Path)
@@ -31,13 +38,31 @@ def main(argv: "list[str] | None" = None) -> int:
         "outputs", nargs="*", help="output paths, relative to the workflow's directory"
     )
     args = parser.parse_args(argv)
+    if args.command == "gc" and args.keep_runs < 1:
+        print(
+            f"error: --keep-runs must be at least 1 (got {args.keep_runs}): gc keeps the keys "
+            "of the latest N runs that restored or stored something",
+            file=sys.stderr,
+        )
+        return 2
     try:
         store = CheckpointStore(args.store, create=False)
+        if args.command == "gc" and store.read_only:
+            raise StoreError(f"{store.root} is read-only: gc needs to write to it")
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    try:
+        return _command(store, args)
+    finally:
+        for problem in store.problems:
+            print(f"warning: {problem}", file=sys.stderr)
+
+
+def _command(store: CheckpointStore, args: argparse.Namespace) -> int:
     if args.command == "gc":
         report = store.gc(args.keep_runs)
+        store.problems.extend(report.problems)
         print(
             f"kept the keys of {report.kept_runs} run(s); deleted {report.deleted_keys} "
             f"key(s) and {report.deleted_objects} object(s), {report.freed_bytes} bytes; "
@@ -56,7 +81,7 @@ def main(argv: "list[str] | None" = None) -> int:
     bad = 0
     for obj in sorted(store.root.glob("objects/*/*")):
         digest = "sha256:" + obj.parent.name + obj.name
-        if file_digest(obj) != digest:
+        if not DIGEST.fullmatch(digest) or file_digest(obj) != digest:
             bad += 1
             print(f"corrupt: {digest} ({obj})")
             store._quarantine(obj)

@@ -52,12 +52,18 @@ def explain_outputs(
     them."""
     wanted = set(outputs) if outputs else None
     for identity, keys in store.identities():
-        rule, paths = json.loads(identity)
+        try:
+            rule, paths = json.loads(identity)
+            if not isinstance(rule, str) or not all(isinstance(p, str) for p in paths):
+                raise TypeError
+        except (ValueError, TypeError):
+            store.problems.append(f"index entry {identity[:60]!r} names no rule and outputs")
+            continue
         if wanted is not None and wanted.isdisjoint(paths):
             continue
         reasons: list[str] = []
         if len(keys) >= 2:
-            new, old = store.lookup(keys[0]), store.lookup(keys[1])
+            new, old = store.lookup_unverified(keys[0]), store.lookup_unverified(keys[1])
             if new is not None and old is not None:
                 reasons = explain_change(
                     old.meta.get("components", {}), new.meta.get("components", {})

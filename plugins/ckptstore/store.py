@@ -7,6 +7,8 @@ Layout under the store's root::
     keys/ab/<key>.json          what a job with provenance key <key> produced: outputs -> digests
     runs/<run id>.json          the keys each run used (for garbage collection)
     active/<run id>.json        runs in progress: their objects are never collected
+    index/<sha256>.json         each job's last keys (to explain its reruns)
+    corrupt/                    records and objects set aside as damaged, kept for inspection
     names/ab/<sha256>.json      a stable name (a ``ckpt://`` storage query) -> its content
     tmp/                        half-written files; renamed into place only when complete
 
@@ -14,9 +16,18 @@ Every write goes to ``tmp/`` first and is renamed into place, so a reader never 
 object or half a manifest, and two runs writing the same key or object at once only ever
 replace a complete file by an identical one. Every read re-hashes what it copies: a truncated
 or tampered object is reported (:class:`CorruptObjectError`, naming the object), moved aside,
-and never restored.
+and never restored. Every record read is parsed strictly (:mod:`ckptstore._records`): a
+malformed one is moved to ``corrupt/`` with a one-line note in :attr:`CheckpointStore.problems`
+and counts as absent, so its job runs instead of the whole run failing.
+
+Trust: whoever can write the store decides what a restore writes into the declared outputs of
+a job. Names are always checked (a manifest can only name the job's own declared outputs,
+logs and benchmarks, as safe relative paths; see :func:`ckptstore._records.refusal`); with a
+``signing_key``, manifests are also signed on write and restored only when their signature
+checks, for stores that writers without the key can reach.
 """
 
+import errno
 import hashlib
 import json
 import os
@@ -31,6 +42,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ._records import (
+    MalformedRecordError,
+    ManifestRecord,
+    check_entry,
+    manifest_body,
+    parse_index,
+    parse_manifest,
+    refusal,
+    sign,
+    untrusted_reason,
+)
+
 FORMAT = "ckptstore 1"
 CHUNK = 1 << 20
 ACTIVE_STALE_SECONDS = 24 * 3600.0
@@ -39,6 +62,15 @@ ACTIVE_STALE_SECONDS = 24 * 3600.0
 
 class StoreError(Exception):
     """The store cannot be used (missing, unreadable, not a store)."""
+
+
+class RefusedRecordError(StoreError):
+    """A well-formed record this reader will not restore from (names a path the job does not
+    declare, or is not signed with the reader's key); the job runs instead."""
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write was asked of a store opened read-only (a read-only mount)."""
 
 
 class CorruptObjectError(StoreError):
@@ -71,7 +103,7 @@ class Manifest:
         for entry in self.outputs.values():
             if "file" in entry:
                 found.add(entry["file"])
-            else:
+            elif "tree" in entry:
                 found.update(entry["tree"].values())
         return found
 
@@ -83,6 +115,7 @@ class GcReport:
     deleted_keys: int
     freed_bytes: int
     protected_by_active_runs: int
+    problems: list[str] = field(default_factory=list)
 
 
 def file_digest(path: Path) -> str:
@@ -105,14 +138,32 @@ class CheckpointStore:
     can then leave an empty or partial file behind a complete name. That costs nothing but
     the checkpoint: every read re-hashes objects and parses records, and treats a damaged one
     as absent (its job reruns). ``fsync=True`` buys durability for about one disk flush per
-    file (milliseconds on network file systems), which the executor does not pay per job."""
+    file (milliseconds on network file systems), which the executor does not pay per job.
+
+    A store this process cannot write (a read-only mount) opens with :attr:`read_only` set:
+    restoring works, every write raises :class:`ReadOnlyStoreError`, and runs leave no trace.
+    ``signing_key`` (see :mod:`ckptstore._records`) signs every manifest written and makes
+    :meth:`lookup` refuse manifests whose signature does not check."""
 
     def __init__(
-        self, root: "str | os.PathLike[str]", create: bool = True, fsync: bool = False
+        self,
+        root: "str | os.PathLike[str]",
+        create: bool = True,
+        fsync: bool = False,
+        signing_key: Optional[bytes] = None,
     ) -> None:
         self.root = Path(root).expanduser()
         self.fsync = fsync
+        self.signing_key = signing_key
+        self.problems: list[str] = []
+        """One line per record set aside as malformed since the store was opened (callers
+        report and clear them)."""
         marker = self.root / "FORMAT"
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(
+                f"{self.root} is a file, not a checkpoint store directory; point at a store, "
+                "or at a new or empty directory to create one"
+            )
         try:
             if not marker.exists():
                 if not create:
@@ -138,8 +189,16 @@ class CheckpointStore:
             found = marker.read_text().strip()
         except PermissionError as e:
             raise StoreError(f"checkpoint store {self.root} is not accessible: {e}") from None
+        except OSError as e:
+            raise StoreError(f"cannot open the checkpoint store {self.root}: {e}") from None
+        except UnicodeDecodeError:
+            found = "<binary data>"
         if found != FORMAT:
-            raise StoreError(f"{self.root} holds {found!r}; this version reads {FORMAT!r}")
+            raise StoreError(
+                f"{self.root} is not a checkpoint store this version reads (its FORMAT holds "
+                f"{found[:40]!r}, expected {FORMAT!r})"
+            )
+        self.read_only = not _writable(self.root / "tmp")
 
     # ---- objects --------------------------------------------------------------------------
 
@@ -150,10 +209,14 @@ class CheckpointStore:
         return self.root / "objects" / hexdigest[:2] / hexdigest[2:]
 
     def has(self, digest: str) -> bool:
-        return self.object_path(digest).is_file()
+        try:
+            return self.object_path(digest).is_file()
+        except ValueError:
+            return False
 
     def put_file(self, path: "str | os.PathLike[str]") -> str:
         """Store a file's content (once, whatever the number of writers); return its digest."""
+        self._check_writable()
         tmp = self._tmp_path()
         h = hashlib.sha256()
         try:
@@ -200,7 +263,9 @@ class CheckpointStore:
         workdir: "str | os.PathLike[str]" = ".",
         meta: Optional[dict[str, Any]] = None,
     ) -> Manifest:
-        """Store a finished job's outputs under its provenance key."""
+        """Store a finished job's outputs under its provenance key (signed with the store's
+        ``signing_key``, if any)."""
+        self._check_writable()
         workdir = Path(workdir)
         entries: dict[str, dict[str, Any]] = {}
         for name, path in outputs.items():
@@ -214,32 +279,107 @@ class CheckpointStore:
                 entries[str(name)] = {"tree": tree}
             else:
                 entries[str(name)] = {"file": self.put_file(full)}
-        manifest = Manifest(key, entries, dict(meta or {}))
-        body = json.dumps({"key": key, "outputs": entries, "meta": manifest.meta}, indent=1)
+        record = ManifestRecord(key, entries, dict(meta or {}))
+        if self.signing_key is not None:
+            record = ManifestRecord(key, entries, record.meta, sign(record, self.signing_key))
+        body = json.dumps(manifest_body(record), indent=1)
         self._write_atomically(self._key_path(key), body.encode())
-        return manifest
+        return Manifest(key, entries, record.meta)
 
     def lookup(self, key: str) -> Optional[Manifest]:
+        """The manifest stored under ``key``, or None (absent, or malformed: then it is set
+        aside and noted in :attr:`problems`).
+
+        Raises :class:`RefusedRecordError` if the store has a ``signing_key`` and the
+        manifest's signature does not check."""
+        record = self._read_manifest(key)
+        if record is None:
+            return None
+        if self.signing_key is not None:
+            reason = untrusted_reason(record, self.signing_key)
+            if reason is not None:
+                raise RefusedRecordError(
+                    f"checkpoint {key[:12]} is refused: {reason} (this run requires manifests "
+                    "signed with its key)"
+                )
+        return Manifest(record.key, record.outputs, record.meta)
+
+    def lookup_unverified(self, key: str) -> Optional[Manifest]:
+        """The manifest under ``key`` without its signature checked: for explaining and
+        collecting, never for restoring."""
+        record = self._read_manifest(key)
+        return None if record is None else Manifest(record.key, record.outputs, record.meta)
+
+    def _read_manifest(self, key: str) -> Optional[ManifestRecord]:
         path = self._key_path(key)
         try:
-            data = json.loads(path.read_text())
+            text = path.read_bytes()
         except FileNotFoundError:
             return None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            self._quarantine(path)
+        except OSError as e:
+            self.problems.append(f"checkpoint record {path} is unreadable ({e}); its job runs")
             return None
-        return Manifest(data["key"], data["outputs"], data.get("meta", {}))
+        try:
+            return parse_manifest(text, key)
+        except MalformedRecordError as e:
+            self._set_aside(path, f"checkpoint record {path.name} is malformed ({e})")
+            return None
 
-    def restore(self, key: str, workdir: "str | os.PathLike[str]" = ".") -> Optional[Manifest]:
+    def restore(
+        self,
+        key: str,
+        workdir: "str | os.PathLike[str]" = ".",
+        allowed: Optional[set[str]] = None,
+        required: "set[str] | frozenset[str]" = frozenset(),
+    ) -> Optional[Manifest]:
         """Put a key's outputs back into ``workdir``, all or nothing.
 
-        Returns None if the key is unknown or an object is missing. Raises
+        ``allowed`` are the names the manifest may hold (the job's declared outputs, logs and
+        benchmarks, relative to ``workdir``) and ``required`` those it must hold (the declared
+        outputs). Any other name is refused (:class:`RefusedRecordError`) before anything is
+        placed; names are always checked to be safe relative paths, also with ``allowed``
+        None (the store's own tests and tools).
+
+        Returns None if the key is unknown, malformed or an object is missing. Raises
         :class:`CorruptObjectError` if an object fails its hash check; nothing is placed then.
         """
         manifest = self.lookup(key)
-        if manifest is None or not all(self.has(d) for d in manifest.digests()):
+        if manifest is None:
             return None
-        workdir = Path(workdir)
+        reason = refusal(
+            manifest.outputs, manifest.outputs if allowed is None else allowed, required
+        )
+        if reason is not None:
+            raise RefusedRecordError(f"checkpoint {key[:12]} is refused: {reason}")
+        self._mark_used(key, manifest)
+        if not all(self.has(d) for d in manifest.digests()):
+            return None
+        try:
+            self._place(manifest, Path(workdir))
+        except FileNotFoundError:
+            if all(self.has(d) for d in manifest.digests()):
+                raise  # the working directory's side: let its own error speak
+            return None  # an object went away meanwhile (removed by hand)
+        return manifest
+
+    def _mark_used(self, key: str, manifest: Manifest) -> None:
+        """Refresh the times of a key and its objects: a concurrent :meth:`gc` then counts
+        them as used by this (active) run and keeps them. A read-only store cannot be
+        touched; its writers' gc must then know its readers (see the README)."""
+        if self.read_only:
+            return
+        for path in [
+            self._key_path(key),
+            *(self.object_path(d) for d in sorted(manifest.digests())),
+        ]:
+            try:
+                os.utime(path)
+            except OSError:
+                pass  # gone: the has() check that follows sees it
+
+    def _place(self, manifest: Manifest, workdir: Path) -> None:
+        """Materialise a validated manifest's outputs under ``workdir`` (names already
+        checked by :meth:`restore`)."""
         staged: list[tuple[Path, Path]] = []
         try:
             for name, entry in manifest.outputs.items():
@@ -262,7 +402,6 @@ class CheckpointStore:
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             os.replace(stage, target)
-        return manifest
 
     # ---- what a job was last checkpointed as (to explain reruns) ------------------------------
 
@@ -273,6 +412,7 @@ class CheckpointStore:
         """Note that the job known as ``identity`` (e.g. rule and outputs) now has ``key``.
 
         The previous keys are kept too (newest first), so a rerun can be explained later."""
+        self._check_writable()
         keys = [key, *(k for k in self.history(identity) if k != key)][: self.HISTORY]
         self._write_atomically(
             self._index_path(identity),
@@ -286,20 +426,27 @@ class CheckpointStore:
 
     def history(self, identity: str) -> list[str]:
         """The keys the job known as ``identity`` had, newest first."""
-        try:
-            data = json.loads(self._index_path(identity).read_text())
-        except (OSError, ValueError):
-            return []
-        return list(data.get("history") or [data["key"]])
+        found = self._read_index(self._index_path(identity))
+        return found[1] if found is not None and found[0] == identity else []
 
     def identities(self) -> Iterator[tuple[str, list[str]]]:
-        """Every remembered job: (identity, keys newest first)."""
+        """Every remembered job: (identity, keys newest first); malformed entries are set
+        aside (noted in :attr:`problems`)."""
         for path in sorted(self.root.glob("index/*.json")):
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue
-            yield data["identity"], list(data.get("history") or [data["key"]])
+            found = self._read_index(path)
+            if found is not None:
+                yield found
+
+    def _read_index(self, path: Path) -> Optional[tuple[str, list[str]]]:
+        try:
+            text = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            return parse_index(text)
+        except MalformedRecordError as e:
+            self._set_aside(path, f"checkpoint index entry {path.name} is malformed ({e})")
+            return None
 
     def _index_path(self, identity: str) -> Path:
         return self.root / "index" / f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
@@ -308,44 +455,59 @@ class CheckpointStore:
 
     @contextmanager
     def run(self, run_id: Optional[str] = None) -> Iterator["RunRecord"]:
-        """Mark a run active while it uses the store; record its keys when it ends."""
+        """Mark a run active while it uses the store; record its keys when it ends.
+
+        A run that restored and stored nothing leaves no record: it must not count toward
+        :meth:`gc`'s ``keep_runs`` (a "Nothing to be done" rerun would otherwise push out the
+        run that stored everything). A read-only store records nothing at all."""
         run_id = run_id or f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
         record = RunRecord(self, run_id)
+        if self.read_only:
+            yield record
+            return
         marker = self.root / "active" / f"{run_id}.json"
-        self._write_atomically(
-            marker,
-            json.dumps(
-                {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
-            ).encode(),
-        )
+        record.marker, record.started = marker, time.time()
+        record.publish(force=True)
         try:
             yield record
         finally:
-            body = json.dumps(
-                {"id": run_id, "finished": time.time(), "keys": sorted(record.keys)}, indent=1
-            )
-            # One per run, and what garbage collection trusts: always synced.
-            self._write_atomically(
-                self.root / "runs" / f"{run_id}.json", body.encode(), durable=True
-            )
+            if record.keys:
+                body = json.dumps(
+                    {"id": run_id, "finished": time.time(), "keys": sorted(record.keys)},
+                    indent=1,
+                )
+                # One per run, and what garbage collection trusts: always synced.
+                self._write_atomically(
+                    self.root / "runs" / f"{run_id}.json", body.encode(), durable=True
+                )
             marker.unlink(missing_ok=True)
 
     def gc(self, keep_runs: int) -> GcReport:
         """Delete keys and objects not used by the latest ``keep_runs`` finished runs.
 
-        Never deletes anything an active run (or a key written after the oldest kept run)
-        may need, nor the content of a bound name (see :meth:`bind_name`): names are deleted
-        only by :meth:`unbind_name`, and their objects become garbage then.
+        Only runs that restored or stored something count. Never deletes anything an active
+        run restored, is storing, or may still need (a key or object used since the oldest
+        active run started, or written after the oldest kept run), nor the content of a bound
+        name (see :meth:`bind_name`): names are deleted only by :meth:`unbind_name`, and their
+        objects become garbage then. Malformed records are set aside, never deleted, and
+        listed in the report's ``problems``.
         """
-        if keep_runs < 1:
-            raise ValueError("keep_runs must be at least 1")
+        if isinstance(keep_runs, bool) or not isinstance(keep_runs, int) or keep_runs < 1:
+            raise ValueError(
+                f"keep_runs must be a whole number of at least 1, got {keep_runs!r} (gc keeps "
+                "the keys of the latest N runs that restored or stored something)"
+            )
+        self._check_writable()
         started = time.time()
-        runs = sorted(self._finished_runs(), key=lambda r: r["finished"])
+        all_runs = self._finished_runs()
+        runs = sorted((r for r in all_runs if r["keys"]), key=lambda r: r["finished"])
         kept = runs[-keep_runs:]
         keep_keys: set[str] = set()
         for run in kept:
             keep_keys.update(run["keys"])
         active = self._active_runs()
+        for run in active:  # what running workflows restored (published in their markers)
+            keep_keys.update(run["keys"])
         cutoff = min((r["finished"] for r in kept), default=0.0)
         cutoff = min([cutoff, *(a["started"] for a in active)])
         # With no finished run to measure "recent" by (a store used only through its names),
@@ -357,8 +519,14 @@ class CheckpointStore:
             live_digests |= record.digests()
         for key_file in self.root.glob("keys/*/*.json"):
             key = key_file.stem
-            manifest = self.lookup(key)
-            young = key_file.stat().st_mtime >= cutoff
+            if not _is_key(key):
+                self._set_aside(key_file, f"{key_file} is not a checkpoint record name")
+                continue
+            manifest = self.lookup_unverified(key)
+            try:
+                young = key_file.stat().st_mtime >= cutoff
+            except FileNotFoundError:
+                continue
             if key in keep_keys or young or manifest is None:
                 if manifest is not None:
                     live_digests |= manifest.digests()
@@ -370,51 +538,75 @@ class CheckpointStore:
             digest = "sha256:" + obj.parent.name + obj.name
             if digest in live_digests:
                 continue
-            if obj.stat().st_mtime >= object_cutoff:
-                protected += 1  # written while a kept or active run was going: keep
+            try:
+                st = obj.stat()
+            except FileNotFoundError:
                 continue
-            freed += obj.stat().st_size
+            if st.st_mtime >= object_cutoff:
+                protected += 1  # written or used while a kept or active run was going: keep
+                continue
+            freed += st.st_size
             obj.unlink(missing_ok=True)
             deleted += 1
         for old in runs[:-keep_runs]:
             old["path"].unlink(missing_ok=True)
+        for empty in (r for r in all_runs if not r["keys"]):  # older versions wrote these
+            empty["path"].unlink(missing_ok=True)
         # Half-written files and staged hard links of writers that died (a killed run):
         # nothing renames them into place any more.
         for leftover in self.root.glob("tmp/*"):
             if time.time() - leftover.lstat().st_mtime > ACTIVE_STALE_SECONDS:
                 _remove(leftover)
-        return GcReport(len(kept), deleted, deleted_keys, freed, protected)
+        problems, self.problems = self.problems, []
+        return GcReport(len(kept), deleted, deleted_keys, freed, protected, problems)
 
     # ---- internals ----------------------------------------------------------------------------
 
     def _finished_runs(self) -> list[dict[str, Any]]:
-        """Readable run records, each with its ``path``; an unreadable one is skipped (its
+        """Readable run records, each with its ``path``; a malformed one is set aside (its
         keys then only count as recent by their own age, see :meth:`gc`)."""
         found = []
         for path in self.root.glob("runs/*.json"):
             try:
                 run = json.loads(path.read_text())
-                found.append({"path": path, "finished": float(run["finished"]), **run})
-            except (OSError, ValueError, KeyError, TypeError):
+                keys = run["keys"]
+                if not isinstance(keys, list) or not all(
+                    isinstance(k, str) and _is_key(k) for k in keys
+                ):
+                    raise TypeError("keys")
+                found.append({**run, "path": path, "finished": float(run["finished"])})
+            except FileNotFoundError:
                 continue
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                self._set_aside(path, f"run record {path.name} is malformed ({e!r})")
         return found
 
     def _active_runs(self) -> list[dict[str, Any]]:
+        """Active-run markers that are not abandoned. A marker that cannot be parsed counts
+        as active since its file's time (never less protection because of damage)."""
         found = []
         for marker in self.root.glob("active/*.json"):
             try:
+                mtime = marker.stat().st_mtime
                 info = json.loads(marker.read_text())
-            except (OSError, json.JSONDecodeError):
-                continue
-            abandoned = (
-                info.get("host") == socket.gethostname() and not _pid_alive(int(info.get("pid", 0)))
-            ) or (time.time() - info.get("started", 0) > ACTIVE_STALE_SECONDS)
+                if not isinstance(info, dict):
+                    raise TypeError("not an object")
+                pid, started = int(info.get("pid", 0)), float(info.get("started", mtime))
+                host = info.get("host")
+                keys = [k for k in info.get("keys", []) if isinstance(k, str) and _is_key(k)]
+            except FileNotFoundError:
+                continue  # the run just ended
+            except (OSError, ValueError, TypeError, AttributeError):
+                pid, started, host, keys = 0, mtime, None, []
+            abandoned = (host == socket.gethostname() and not _pid_alive(pid)) or (
+                time.time() - started > ACTIVE_STALE_SECONDS
+            )
             if not abandoned:
-                found.append(info)
+                found.append({"pid": pid, "host": host, "started": started, "keys": keys})
         return found
 
     def _key_path(self, key: str) -> Path:
-        if not key or not all(c in "0123456789abcdef" for c in key):
+        if not _is_key(key):
             raise ValueError(f"a provenance key is lowercase hex, got {key!r}")
         return self.root / "keys" / key[:2] / f"{key}.json"
 
@@ -435,14 +627,26 @@ class CheckpointStore:
         finally:
             tmp_file.unlink(missing_ok=True)
 
-    def _quarantine(self, path: Path) -> None:
-        """Move a bad file aside (kept for inspection), so it is never read again."""
+    def _quarantine(self, path: Path) -> bool:
+        """Move a bad file aside (kept for inspection), so it is never read again; False if
+        it cannot be moved (a read-only store: it is then skipped at every read)."""
         bad = self.root / "corrupt"
-        bad.mkdir(exist_ok=True)
         try:
+            bad.mkdir(exist_ok=True)
             os.replace(path, bad / f"{path.parent.name}{path.name}-{secrets.token_hex(3)}")
         except OSError:
-            pass
+            return False
+        return True
+
+    def _set_aside(self, path: Path, what: str) -> None:
+        """Quarantine a malformed record and note it, in one line, in :attr:`problems`."""
+        moved = self._quarantine(path)
+        where = f"set aside in {self.root / 'corrupt'}" if moved else "skipped (read-only store)"
+        self.problems.append(f"{what}: {where}; its job runs")
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyStoreError(f"the checkpoint store {self.root} is read-only")
 
     # ---- names: stable paths bound to content (the `ckpt` Snakemake storage plugin) ---------
 
@@ -457,6 +661,7 @@ class CheckpointStore:
         deletes an object in the window between its write and the record that refers to it.
         """
         full = Path(path)
+        self._check_writable()
         with self._writing():
             if full.is_dir():
                 files = sorted(p for p in full.rglob("*") if p.is_file())
@@ -484,8 +689,8 @@ class CheckpointStore:
             record = NameRecord.from_json(path.read_text())
         except FileNotFoundError:
             return None
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-            self._quarantine(path)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+            self._set_aside(path, f"name record {path.name} of {name!r} is malformed ({e})")
             return None
         return record if record.name == name else None
 
@@ -546,19 +751,45 @@ class CheckpointStore:
 
 @dataclass
 class RunRecord:
-    """The keys one run looked up or recorded (what garbage collection must keep)."""
+    """The keys one run restored or recorded (what garbage collection must keep)."""
 
     store: CheckpointStore
     run_id: str
     keys: set[str] = field(default_factory=set)
+    marker: Optional[Path] = None
+    started: float = 0.0
+    _published: int = -1
+
+    def publish(self, force: bool = False) -> None:
+        """Write the keys used so far into the run's active marker, so a concurrent
+        :meth:`CheckpointStore.gc` keeps them even where this run could not refresh their
+        times (another user's objects). Cheap: only when keys were added since."""
+        if self.marker is None or (not force and len(self.keys) == self._published):
+            return
+        body = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": self.started,
+            "keys": sorted(self.keys),
+        }
+        self.store._write_atomically(self.marker, json.dumps(body).encode())
+        self._published = len(self.keys)
 
     def lookup(self, key: str) -> Optional[Manifest]:
-        self.keys.add(key)
+        """A lookup alone does not count as using the key (only restoring or storing it)."""
         return self.store.lookup(key)
 
-    def restore(self, key: str, workdir: "str | os.PathLike[str]" = ".") -> Optional[Manifest]:
-        self.keys.add(key)
-        return self.store.restore(key, workdir)
+    def restore(
+        self,
+        key: str,
+        workdir: "str | os.PathLike[str]" = ".",
+        allowed: Optional[set[str]] = None,
+        required: "set[str] | frozenset[str]" = frozenset(),
+    ) -> Optional[Manifest]:
+        manifest = self.store.restore(key, workdir, allowed, required)
+        if manifest is not None:
+            self.keys.add(key)
+        return manifest
 
     def record(
         self,
@@ -569,6 +800,25 @@ class RunRecord:
     ) -> Manifest:
         self.keys.add(key)
         return self.store.record(key, outputs, workdir, meta)
+
+
+def _is_key(key: str) -> bool:
+    return bool(key) and len(key) <= 128 and all(c in "0123456789abcdef" for c in key)
+
+
+def _writable(folder: Path) -> bool:
+    """Whether this process can create files in ``folder`` (False on a read-only mount or
+    without write permission)."""
+    probe = folder / f".probe-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return False
+        raise StoreError(f"cannot write to the checkpoint store {folder.parent}: {e}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return True
 
 
 def _pid_alive(pid: int) -> bool:
@@ -618,7 +868,10 @@ class NameRecord:
     @classmethod
     def from_json(cls, text: str) -> "NameRecord":
         data = json.loads(text)
-        entry = data["entry"]
-        if not ("file" in entry or isinstance(entry.get("tree"), dict)):
-            raise ValueError(f"not a name record entry: {entry!r}")
-        return cls(str(data["name"]), entry, int(data["size"]), float(data["stored"]))
+        if not isinstance(data, dict):
+            raise MalformedRecordError("not a JSON object")
+        entry = check_entry(data["entry"], "entry")
+        name, size, stored = data["name"], data["size"], data["stored"]
+        if not isinstance(name, str) or not isinstance(size, int) or size < 0:
+            raise MalformedRecordError("'name' or 'size' has the wrong type")
+        return cls(name, entry, size, float(stored))

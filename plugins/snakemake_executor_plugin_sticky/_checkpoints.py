@@ -33,8 +33,9 @@ from typing import Any, Optional
 from snakemake.exceptions import WorkflowError
 
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
+from ckptstore._records import SigningKeyError, load_signing_key, refusal
 
-from ._provenance import KeyComputer, provenance_key, relative_path, tree_digest
+from ._provenance import KeyComputer, Uncacheable, parse_site_roots, provenance_key, tree_digest
 
 
 @dataclass
@@ -70,14 +71,30 @@ class RunCheckpoints:
         run_id: str,
         templates_file: Optional[Path],
         template_of: Callable[[Any], Optional[str]],
+        signing_key_file: Optional[str] = None,
+        site_roots: Optional[str] = None,
     ) -> None:
         try:
-            self.store = CheckpointStore(store_dir)
+            roots = parse_site_roots(site_roots)
+        except ValueError as e:
+            raise WorkflowError(f"--sticky-checkpoints-roots: {e}") from None
+        try:
+            key = load_signing_key(signing_key_file) if signing_key_file else None
+        except SigningKeyError as e:
+            raise WorkflowError(f"--sticky-checkpoints-key: {e}") from None
+        try:
+            self.store = CheckpointStore(store_dir, signing_key=key)
         except StoreError as e:
             raise WorkflowError(f"--sticky-checkpoints {store_dir}: {e}") from None
         self.workflow, self.logger, self.template_of = workflow, logger, template_of
         self.workdir = Path(workflow.workdir_init)
-        self.keys = KeyComputer(workflow, self.workdir, templates_file)
+        self.keys = KeyComputer(workflow, self.workdir, templates_file, roots)
+        self._uncacheable: set[str] = set()  # warnings already given (one per rule and cause)
+        if self.store.read_only:
+            logger.warning(
+                f"checkpoints: the store {self.store.root} is read-only: restoring from it, "
+                "storing nothing in it"
+            )
         self._run_context = self.store.run(run_id)
         self._run = self._run_context.__enter__()
         self._to_store: dict[Any, tuple[str, dict[str, str]]] = {}
@@ -103,6 +120,7 @@ class RunCheckpoints:
                 if self._restore(job):
                     self.workflow.async_run(self.workflow.persistence.finished(job))
                     done.add(job)
+        self._run.publish()  # a concurrent gc keeps what was just restored
         if done:
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
@@ -147,9 +165,17 @@ class RunCheckpoints:
         if keyed is None:
             return PlannedJob(job, False, ["no provenance key"])
         key, comps = keyed
-        manifest = self.store.lookup(key)
+        try:
+            manifest = self.store.lookup(key)
+        except StoreError as e:
+            return PlannedJob(job, False, [str(e)])
+        finally:
+            self._report_problems()
         if manifest is None:
             return PlannedJob(job, False, self._why_new(job, comps) or ["never stored"])
+        reason = refusal(manifest.outputs, *self._declared(job))
+        if reason is not None:
+            return PlannedJob(job, False, [f"checkpoint {key[:12]} is refused: {reason}"])
         if not all(self.store.has(d) for d in manifest.digests()):
             return PlannedJob(job, False, ["stored objects are missing"])
         for name, entry in manifest.outputs.items():
@@ -167,7 +193,10 @@ class RunCheckpoints:
         if job in self._decided or not _eligible(job):
             return False
         self._decided.add(job)
-        return self._restore(job)
+        restored = self._restore(job)
+        if restored:
+            self._run.publish()
+        return restored
 
     def record_success(self, job: Any) -> None:
         """Store a successful job's outputs, logs and benchmark under its key.
@@ -176,13 +205,13 @@ class RunCheckpoints:
         deleted a moment later is still stored, whole), and hashed, copied and synced by a
         background writer: storing stays off Snakemake's scheduling path."""
         keyed = self._to_store.pop(job, None)
-        if keyed is None:
+        if keyed is None or self.store.read_only:
             return
         key, comps = keyed
         paths = [*map(str, job.output), *map(str, job.log)]
         if job.benchmark is not None:
             paths.append(str(job.benchmark))
-        outputs = {relative_path(p, self.workdir): p for p in paths if os.path.exists(p)}
+        outputs = {self.keys.path(p): p for p in paths if os.path.exists(p)}
         task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
         staged = self._stage(outputs)
         if staged is None:  # a directory, or the store is on another file system
@@ -260,6 +289,14 @@ class RunCheckpoints:
     def _key(self, job: Any) -> Optional[tuple[str, dict[str, str]]]:
         try:
             comps = self.keys.components(job, self.template_of(job))
+        except Uncacheable as e:
+            said = f"{job.rule.name}: {e}"
+            if said not in self._uncacheable:  # once per rule and cause, not per job
+                self._uncacheable.add(said)
+                self.logger.warning(
+                    f"checkpoints: rule {job.rule.name} is not cached: {e}; its jobs run"
+                )
+            return None
         except Exception as e:  # a key we cannot compute only costs the checkpoint
             self.logger.warning(f"checkpoints: no provenance key for {job} ({e}); it runs")
             return None
@@ -271,11 +308,20 @@ class RunCheckpoints:
             return False
         key, comps = keyed
         if not self.workflow.dag.reason(job).forced:
+            allowed, required = self._declared(job)
             try:
-                manifest = self._run.restore(key, self.workdir)
+                manifest = self._run.restore(key, self.workdir, allowed, required)
             except CorruptObjectError as e:
                 self.logger.warning(f"checkpoints: {e}; rule {job.rule.name} runs instead")
                 manifest = None
+            except (StoreError, OSError) as e:
+                self.logger.warning(
+                    f"checkpoints: {e}; rule {job.rule.name} ({', '.join(map(str, job.output))}) "
+                    "runs instead"
+                )
+                manifest = None
+            finally:
+                self._report_problems()
             if manifest is not None:
                 self.restored += 1
                 self.logger.debug(
@@ -294,15 +340,28 @@ class RunCheckpoints:
 
     def _why_new(self, job: Any, comps: dict[str, str]) -> list[str]:
         previous = self.store.recall(self._identity(job))
-        manifest = self.store.lookup(previous) if previous else None
+        manifest = self.store.lookup_unverified(previous) if previous else None
+        self._report_problems()
         if manifest is None or "components" not in manifest.meta:
             return []
         return explain_change(manifest.meta["components"], comps)
 
     def _identity(self, job: Any) -> str:
-        return json.dumps(
-            [job.rule.name, sorted(relative_path(str(o), self.workdir) for o in job.output)]
-        )
+        return json.dumps([job.rule.name, sorted(self.keys.path(str(o)) for o in job.output)])
+
+    def _declared(self, job: Any) -> tuple[set[str], set[str]]:
+        """The names a restore may write for a job (its outputs, logs and benchmark) and
+        those it must (its outputs), relative to the working directory."""
+        outputs = {self.keys.path(str(o)) for o in job.output}
+        allowed = outputs | {self.keys.path(str(f)) for f in job.log}
+        if job.benchmark is not None:
+            allowed.add(self.keys.path(str(job.benchmark)))
+        return allowed, outputs
+
+    def _report_problems(self) -> None:
+        """Say, once each, which records the store set aside (their jobs run)."""
+        while self.store.problems:
+            self.logger.warning(f"checkpoints: {self.store.problems.pop(0)}")
 
 
 def _eligible(job: Any) -> bool:

@@ -123,6 +123,8 @@ class Executor(RealExecutor):
             self.run_id,
             self.templates_file,
             lambda job: None if job.is_group() else _template_of(job),
+            self.settings.checkpoints_key,
+            self.settings.checkpoints_roots,
         )
         if self.settings.checkpoints_plan:
             plan = self._ckpt.plan()

@@ -115,6 +115,30 @@ class ExecutorSettings(ExecutorSettingsBase):
             "required": False,
         },
     )
+    checkpoints_key: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "With --sticky-checkpoints: a file holding an HMAC key (at least 32 "
+            "characters, mode 600) shared by the sites that may write the store. Every "
+            "manifest stored is signed with it, and only manifests whose signature checks are "
+            "restored (the others' jobs run). Use it when writers without the key can reach "
+            "the store.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    checkpoints_roots: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "With --sticky-checkpoints: site roots, NAME=PATH[,NAME=PATH...]. A file "
+            "outside the working directory under PATH counts in keys as <NAME>/its/path, so "
+            "sites that keep the same data under different paths (data=/data here, "
+            "data=/scratch/data there) share keys. Other outside files count by their "
+            "absolute path.",
+            "env_var": False,
+            "required": False,
+        },
+    )
     templates: Optional[str] = field(
         default=None,
         metadata={

@@ -131,13 +131,21 @@ class StorageObject(StorageObjectRead, StorageObjectWrite, StorageObjectGlob, St
         A record whose object was set aside as corrupt counts as absent, so Snakemake reruns
         the job that produces it instead of failing on every later retrieve.
         """
-        record = self._store.resolve_name(self._name)
+        record = self._resolve()
         if record is None or not all(self._store.has(d) for d in record.digests()):
             return None
         return record
 
-    def _required_record(self) -> NameRecord:
+    def _resolve(self) -> Optional[NameRecord]:
+        """The name's record; a malformed one is set aside (the name counts as absent, so the
+        job making it reruns) and said in one warning line."""
         record = self._store.resolve_name(self._name)
+        while self._store.problems:
+            self.provider.logger.warning(f"ckpt storage: {self._store.problems.pop(0)}")
+        return record
+
+    def _required_record(self) -> NameRecord:
+        record = self._resolve()
         if record is None:
             raise WorkflowError(f"{self.query} is not in the ckpt store {self._store.root}")
         missing = sorted(d for d in record.digests() if not self._store.has(d))
@@ -200,7 +208,10 @@ class StorageObject(StorageObjectRead, StorageObjectWrite, StorageObjectGlob, St
         local = self.local_path()
         if not local.exists():
             raise WorkflowError(f"cannot store {self.query}: {local} does not exist")
-        self._store.bind_name(self._name, local)
+        try:
+            self._store.bind_name(self._name, local)
+        except StoreError as e:
+            raise WorkflowError(f"cannot store {self.query}: {e}") from None
 
     def remove(self) -> None:
         """Drop the name; its objects stay until ``python -m ckptstore gc`` finds them unused."""

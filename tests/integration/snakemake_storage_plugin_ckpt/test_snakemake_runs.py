@@ -159,3 +159,30 @@ def test_a_tagged_store_explicit_queries_and_glob_wildcards(tmp_path):
         target = tmp_path / f"got-{sample}"
         seed.copy_out(record.entry["file"], target)
         assert target.read_text() == sample.upper() * 3
+
+
+def test_malformed_name_records_cost_a_rerun_not_the_run(store, tmp_path):
+    """The Why case: one bad record (a digest ``md5:abc``, a tree entry climbing out of the
+    local prefix) failed every rerun with an ExceptionGroup. Now each is set aside with one
+    warning, counts as missing, and its job runs again."""
+    import json
+
+    ckpt = CheckpointStore(store, create=False)
+    a, parts = ckpt._name_path("results/a.txt"), ckpt._name_path("results/parts")
+    record = json.loads(a.read_text())
+    record["entry"] = {"file": "md5:abc"}
+    a.write_text(json.dumps(record))
+    record = json.loads(parts.read_text())
+    tree = record["entry"]["tree"]
+    tree["../../../../../X"] = next(iter(tree.values()))
+    parts.write_text(json.dumps(record))
+
+    site_b = site(tmp_path, "site-b")
+    # b needs both: each bad record counts as missing, so its job runs again.
+    out = snakemake(site_b, store, "--forcerun", "b")
+    assert out.startswith("exit 0"), out
+    assert "ExceptionGroup" not in out and "Traceback" not in out
+    assert out.count("is malformed") == 2, out
+    assert jobs_run(out) == ["a", "all", "b", "split"]
+    assert not list(tmp_path.rglob("X"))
+    assert ckpt.resolve_name("results/a.txt") is not None  # bound anew, well-formed

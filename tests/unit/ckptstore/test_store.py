@@ -237,3 +237,62 @@ def test_gc_clears_stale_leftovers_of_dead_writers_only(store):
     os.utime(stale, (old, old))
     store.gc(keep_runs=1)
     assert not stale.exists() and fresh.exists()
+
+
+def test_runs_that_restore_and_store_nothing_do_not_count_toward_keep_runs(store, tmp_path):
+    """The Why case: a "Nothing to be done" rerun or a plan recorded a run with 0 keys, and
+    gc --keep-runs 1 then deleted every key and object."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "x.txt").write_text("x")
+    with store.run("stored") as run:
+        run.record(KEY_A, {"x.txt": "x.txt"}, wd)
+    _age(store, 5000)
+    for n in range(3):
+        with store.run(f"nothing-{n}") as run:
+            run.lookup(KEY_B)  # looked up, not found: not a use
+    report = store.gc(keep_runs=1)
+    assert report.kept_runs == 1 and report.deleted_keys == 0 and report.deleted_objects == 0
+    assert store.restore(KEY_A, tmp_path / "b") is not None
+    assert [p.stem for p in (store.root / "runs").iterdir()] == ["stored"]
+
+
+def test_gc_during_a_run_keeps_what_that_run_restored(store, tmp_path):
+    """The Why case: gc --keep-runs 1 during a run deleted what the run restored at its
+    start (the key and objects were old, and the run had not finished)."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "old.txt").write_text("old")
+    (wd / "new.txt").write_text("new")
+    with store.run("old-run") as run:
+        run.record(KEY_A, {"old.txt": "old.txt"}, wd)
+    _age(store, 5000)
+    with store.run("newer-run") as run:
+        run.record(KEY_B, {"new.txt": "new.txt"}, wd)
+    with store.run("running") as active:
+        assert active.restore(KEY_A, tmp_path / "site-b") is not None
+        report = store.gc(keep_runs=1)
+        assert report.deleted_keys == 0 and report.deleted_objects == 0
+        assert store.restore(KEY_A, tmp_path / "site-c") is not None
+    # Once that run is over it is the latest: what it restored is still kept.
+    store.gc(keep_runs=1)
+    assert store.lookup(KEY_A) is not None and store.lookup(KEY_B) is None
+
+
+def test_gc_keeps_what_a_running_workflow_restored_even_if_it_could_not_touch_it(store, tmp_path):
+    """Another user's run cannot refresh the times of objects it does not own: the keys it
+    restored, published in its active marker, keep them."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "old.txt").write_text("old")
+    (wd / "new.txt").write_text("new")
+    with store.run("old-run") as run:
+        run.record(KEY_A, {"old.txt": "old.txt"}, wd)
+    with store.run("newer-run") as run:
+        run.record(KEY_B, {"new.txt": "new.txt"}, wd)
+    with store.run("running") as active:
+        assert active.restore(KEY_A, tmp_path / "site-b") is not None
+        active.publish()
+        _age(store, 5000)  # as if the restore had not refreshed anything
+        assert store.gc(keep_runs=1).deleted_keys == 0
+        assert store.restore(KEY_A, tmp_path / "site-c") is not None

@@ -243,3 +243,35 @@ def test_the_store_is_the_one_the_executor_checkpoints_use(provider, tmp_path):
     manifest = same.record("ab" * 32, {"a.txt": "a.txt"}, wd)
     assert manifest.outputs["a.txt"]["file"] == obj.checksum()
     assert len(list(same.root.glob("objects/*/*"))) == 1
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"file": "md5:abc"},
+        {"tree": {"../../../../X": "sha256:" + "0" * 64}},
+        {"tree": {"/abs": "sha256:" + "0" * 64}},
+        ["not", "an", "entry"],
+    ],
+)
+def test_a_malformed_name_record_counts_as_absent_and_is_set_aside(
+    provider, tmp_path, entry, caplog
+):
+    """The Why case: one bad record made every rerun fail (an ExceptionGroup), and a tree
+    entry could name a path outside the local prefix."""
+    import json
+
+    obj = stored_file(provider, "ckpt://d/a.txt", b"a")
+    path = provider.store._name_path("d/a.txt")
+    record = json.loads(path.read_text())
+    record["entry"] = entry
+    path.write_text(json.dumps(record))
+    assert not obj.exists()
+    assert not path.exists() and list((provider.store.root / "corrupt").iterdir())
+    warned = [r.getMessage() for r in caplog.records if "malformed" in r.getMessage()]
+    assert len(warned) == 1 and "\n" not in warned[0], warned
+    with pytest.raises(WorkflowError, match="is not in the ckpt store"):
+        obj.retrieve_object()
+    assert not list(tmp_path.rglob("X"))
+    stored_file(provider, "ckpt://d/a.txt", b"again")  # the rerun binds it anew
+    assert obj.exists()
