@@ -18,7 +18,7 @@ from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import read_declarations
+from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
@@ -40,12 +40,16 @@ class Executor(RealExecutor):
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         self._local = LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
-        declarations = (
-            read_declarations(self.templates_file) if self.templates_file.is_file() else {}
-        )
+        try:
+            declarations = (
+                read_declarations(self.templates_file) if self.templates_file.is_file() else {}
+            )
+        except TemplateError as e:
+            raise WorkflowError(str(e)) from None
         self.declared = {name: d.line for name, d in declarations.items()}
         self.pilot_resources = {name: d.resources for name, d in declarations.items()}
         self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
+        self.isolation = {name: d.isolation for name, d in declarations.items()}
         self._check_rules()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -251,6 +255,8 @@ class Executor(RealExecutor):
             scriptdir=scriptdir if is_local else None,
             snakemake=snakemake,
             repeats=repeats,
+            isolation=self.isolation.get(template, "direct"),
+            workdir=os.getcwd(),
         )
 
     # ---- the manager and its callbacks ------------------------------------------------------
@@ -288,6 +294,8 @@ class Executor(RealExecutor):
                 _write_benchmark(self.workflow, info.job, done)
             except OSError as e:
                 ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
+        for note in done.warnings if done is not None else []:
+            self.logger.warning(f"sticky: {_job_label(info.job)}: {note}")
         if ok:
             self.report_job_success(info)
         else:
@@ -323,6 +331,13 @@ def _resource_value(resources: Any, name: str) -> Any:
     if hasattr(value, "is_evaluable"):
         return _DEFERRED if value.is_evaluable() else value.value
     return value
+
+
+def _job_label(job: Any) -> str:
+    """A job as the user recognises it: its rule, wildcards and first output."""
+    wildcards = ", ".join(f"{k}={v}" for k, v in dict(job.wildcards).items())
+    output = f", output {job.output[0]}" if len(job.output) else ""
+    return f"job of rule {job.rule.name}" + (f" ({wildcards})" if wildcards else "") + output
 
 
 def _template_of(job: JobExecutorInterface) -> Optional[str]:
