@@ -68,7 +68,9 @@ class Script:
     workdir: str
     repeats: int = 1
     imports: frozenset[str] = frozenset()
-    """Top-level names of the modules the script's source imports (for patch detection)."""
+    """Names of the modules the script's source imports (for patch detection)."""
+    searchpaths: Optional[list[str]] = None
+    """What the preamble appends to ``sys.path``; None: worked out here (tests, old managers)."""
 
 
 @dataclass
@@ -140,16 +142,27 @@ class Isolation:
 
     def __init__(self) -> None:
         cwd = os.getcwd()
-        self.base_path = [p for p in sys.path if p and os.path.abspath(p) != cwd]
-        try:
+        # A fresh `python script.py` starts with the interpreter's path (not this worker's cwd);
+        # importing snakemake (the preamble does) appends its pip-deployments folder at the end.
+        self.pip_deployments = getattr(sys.modules.get("snakemake"), "PIP_DEPLOYMENTS_PATH", None)
+        self.base_path = [
+            p for p in sys.path if p and os.path.abspath(p) != cwd and p != self.pip_deployments
+        ]
+        roots = {os.path.abspath(p) for p in self.base_path}
+        self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
+
+    def invocation_path(self, script: "Script") -> list[str]:
+        """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
+        searchpaths = script.searchpaths
+        if searchpaths is None:
             from snakemake.script import get_snakemake_searchpaths
 
-            self.searchpaths = list(get_snakemake_searchpaths())
-        except Exception:  # pragma: no cover - snakemake is always installed with the plugin
-            self.searchpaths = []
-        roots = {os.path.abspath(p) for p in [*self.base_path, *self.searchpaths] if p}
-        self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
-        self.warned: set[str] = set()
+            searchpaths = [*get_snakemake_searchpaths(), *filter(None, [script.scriptdir])]
+        path = [os.path.join(script.workdir, ".snakemake", "scripts"), *self.base_path]
+        path += searchpaths
+        if self.pip_deployments:
+            path.append(self.pip_deployments)
+        return path
 
     # ---- the two modes -------------------------------------------------------------------------
 
@@ -335,10 +348,7 @@ class ProcessSnapshot:
         real_file = os.path.join(
             scripts_dir, f"tmp{os.urandom(4).hex()}.{os.path.basename(script.script_path)}"
         )
-        path = [scripts_dir, *self.iso.base_path, *self.iso.searchpaths]
-        if script.scriptdir:
-            path.append(script.scriptdir)
-        sys.path[:] = path
+        sys.path[:] = self.iso.invocation_path(script)
         sys.argv[:] = [real_file]
         from snakemake.iocontainers import Snakemake
         from snakemake.logging import logger
@@ -350,6 +360,7 @@ class ProcessSnapshot:
             __real_file__=real_file,
             __builtins__=builtins,
             __cached__=None,
+            __annotations__={},
             sys=sys,
             pickle=pickle,
             snakemake=script.snakemake,

@@ -102,6 +102,9 @@ class Invoke:
     isolation: str = "direct"
     """``direct`` (run in the worker, restored after) or ``fork`` (run in a fork of it)."""
     workdir: str = ""
+    searchpaths: Optional[list[str]] = None
+    """What the ``script:`` preamble appends to ``sys.path`` (Snakemake's own paths, the cached
+    source's folder, the script's folder), as computed by Snakemake."""
     """Snakemake's working directory (where a ``script:`` job's temporary script would be)."""
 
 

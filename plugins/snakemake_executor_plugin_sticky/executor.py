@@ -212,7 +212,7 @@ class Executor(RealExecutor):
             )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
-        from snakemake.script import Snakemake, get_source
+        from snakemake.script import Snakemake, get_snakemake_searchpaths, get_source
         from snakemake.sourcecache import SourceCache
 
         self._check_rule(job.rule, template)
@@ -220,7 +220,7 @@ class Executor(RealExecutor):
         sourcecache = SourceCache(
             self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
         )
-        path, source, language, is_local, _ = get_source(
+        path, source, language, is_local, cache_path = get_source(
             job.rule.script, sourcecache, job.rule.basedir, job.wildcards, job.params
         )
         if language != "python":
@@ -246,6 +246,12 @@ class Executor(RealExecutor):
             scriptdir,
         )
         repeats = (job.benchmark_repeats or 1) if job.benchmark is not None else 1
+        # What the script: preamble appends to sys.path, computed here as Snakemake does.
+        searchpaths = list(get_snakemake_searchpaths())
+        if cache_path and os.path.dirname(cache_path):
+            searchpaths.append(os.path.dirname(cache_path))
+        if is_local:
+            searchpaths.append(scriptdir)
         return Invoke(
             invocation_id=next(self._ids),
             template=template,
@@ -257,6 +263,7 @@ class Executor(RealExecutor):
             repeats=repeats,
             isolation=self.isolation.get(template, "direct"),
             workdir=os.getcwd(),
+            searchpaths=searchpaths,
         )
 
     # ---- the manager and its callbacks ------------------------------------------------------

@@ -214,6 +214,7 @@ class Worker:
             workdir=inv.workdir or os.getcwd(),
             repeats=inv.repeats,
             imports=imports,
+            searchpaths=inv.searchpaths,
         )
         out = self.isolation.run(script, inv.isolation)
         return InvocationDone(
