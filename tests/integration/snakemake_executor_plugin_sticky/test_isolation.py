@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import WORKFLOWS, SnakemakeRun, snakemake_command
@@ -132,14 +132,28 @@ jobs_strategy = st.lists(
 )
 
 
+EVERY_ENDING = [
+    {"rule": "fails", "value": "KeyboardInterrupt"},
+    {"rule": "env", "value": "x"},
+    {"rule": "fails", "value": "exit-3"},
+    {"rule": "stdio", "value": "y"},
+    {"rule": "fails", "value": "exit-message"},
+    {"rule": "modules_b", "value": "z"},
+    {"rule": "fails", "value": "raise"},
+    {"rule": "fails", "value": "exit-0"},
+    {"rule": "logs", "value": "w"},
+]
+
+
 @settings(
-    max_examples=2,
+    max_examples=1,
     deadline=None,
     database=None,
     phases=[Phase.explicit, Phase.generate],  # no shrinking: each example is three real runs
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(jobs=jobs_strategy)
+@example(jobs=EVERY_ENDING)
 def test_generated_job_mixes_match_local_in_both_modes(jobs: list[dict[str, Any]]):
     """Generated mixes of hostile jobs, including scripts that raise KeyboardInterrupt, exit
     with a status or a message, or raise: every mode gives what fresh processes give, and a
