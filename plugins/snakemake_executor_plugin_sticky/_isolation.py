@@ -25,9 +25,11 @@ Two modes, chosen per template (``@template("x", isolation="fork")``):
 This module only runs scripts; the worker owns the connection, heartbeats and process handling.
 """
 
+import _signal
 import ast
 import atexit
 import builtins
+import gc
 import importlib
 import locale
 import logging
@@ -54,6 +56,11 @@ _TIMERS = tuple(
     if hasattr(signal, name)
 )
 _SIGNALS = tuple(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP))
+_SYS_LISTS = ("path", "meta_path", "path_hooks", "argv")
+_SYS_VALUES = (
+    "stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "excepthook",
+    "displayhook", "breakpointhook", "unraisablehook", "dont_write_bytecode", "ps1", "ps2",
+)  # fmt: skip
 _THREAD_JOIN_GRACE = 2.0
 
 
@@ -185,6 +192,7 @@ class Isolation:
         for stream in (sys.stdout, sys.stderr):
             _flush(stream)
         read_fd, write_fd = os.pipe()
+        gc.freeze()  # the child's collections then skip the warm objects: fewer copied pages
         pid = os.fork()
         if pid == 0:  # the child: run, report, and leave without any of the parent's cleanup
             status = 0
@@ -199,6 +207,7 @@ class Isolation:
                 status = 70
             finally:
                 os._exit(status)
+        gc.unfreeze()
         os.close(write_fd)
         with os.fdopen(read_fd, "rb") as result:
             data = result.read()
@@ -288,40 +297,26 @@ class ProcessSnapshot:
 
     def __init__(self, isolation: Isolation, script: Script, in_child: bool = False) -> None:
         self.iso, self.script, self.in_child = isolation, script, in_child
-        self.label = script.script_path
+        self.threads = set(threading.enumerate())
+        self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+        self.namespace: dict[str, Any] = {}
+        self.leftover_threads: list[threading.Thread] = []
+        self.logging: Optional[_LoggingState] = None
+        if in_child:
+            return  # a forked child exits after the script: nothing to put back
         self.cwd = os.getcwd()
         self.umask = os.umask(0o022)
         os.umask(self.umask)
-        self.environ = dict(os.environ)
+        self.environ = dict(os.environ._data)  # type: ignore[attr-defined]  # bytes: no decoding
         self.modules = dict(sys.modules)
-        self.sys_lists = {
-            name: list(getattr(sys, name)) for name in ("path", "meta_path", "path_hooks", "argv")
-        }
-        self.sys_values = {
-            name: getattr(sys, name)
-            for name in (
-                "stdin",
-                "stdout",
-                "stderr",
-                "__stdin__",
-                "__stdout__",
-                "__stderr__",
-                "excepthook",
-                "displayhook",
-                "breakpointhook",
-                "unraisablehook",
-                "dont_write_bytecode",
-                "ps1",
-                "ps2",
-            )
-            if hasattr(sys, name)
-        }
+        self.sys_lists = {name: list(getattr(sys, name)) for name in _SYS_LISTS}
+        self.sys_values = {name: getattr(sys, name) for name in _SYS_VALUES if hasattr(sys, name)}
         self.recursion_limit = sys.getrecursionlimit()
         self.int_digits = sys.get_int_max_str_digits()
         self.trace, self.profile = sys.gettrace(), sys.getprofile()
         self.switch_interval = sys.getswitchinterval()
         self.fds = {fd: _dup(fd) for fd in (0, 1, 2)}
-        self.signals = {s: signal.getsignal(s) for s in _SIGNALS}
+        self.signals = [_signal.getsignal(sig) for sig in _SIGNALS]
         self.logging = _LoggingState()
         self.warnings = (
             list(warnings.filters),
@@ -332,12 +327,8 @@ class ProcessSnapshot:
         )
         self.locale = _locale()
         self.shell = _shell_state()
-        self.threads = set(threading.enumerate())
-        self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.watched = self._watched_modules()
         self.main = sys.modules.get("__main__")
-        self.namespace: dict[str, Any] = {}
-        self.leftover_threads: list[threading.Thread] = []
 
     # ---- around the exec --------------------------------------------------------------------
 
@@ -384,7 +375,10 @@ class ProcessSnapshot:
                 print("Exception ignored in atexit callback", fn, file=sys.stderr)
                 traceback.print_exc()
         self.atexit.clear()
-        self.logging.close_added()
+        if self.logging is not None:
+            self.logging.close_added()
+        else:
+            logging.shutdown()  # a forked child: as at a fresh interpreter's exit
         for stream in (sys.stdout, sys.stderr):
             _flush(stream)
 
@@ -431,8 +425,11 @@ class ProcessSnapshot:
         notes += self._restore_modules()
         sys.setrecursionlimit(self.recursion_limit)
         sys.set_int_max_str_digits(self.int_digits)
-        sys.settrace(self.trace)
-        sys.setprofile(self.profile)
+        # Only when changed: a C-level profiler or coverage tracer cannot be set back from Python.
+        if sys.gettrace() is not self.trace:
+            _try(sys.settrace, self.trace)
+        if sys.getprofile() is not self.profile:
+            _try(sys.setprofile, self.profile)
         sys.setswitchinterval(self.switch_interval)
         self._restore_environ()
         try:
@@ -441,7 +438,8 @@ class ProcessSnapshot:
             pass
         os.umask(self.umask)
         self._restore_signals()
-        self.logging.restore()
+        if self.logging is not None:
+            self.logging.restore()
         filters, show, fmt, once, options = self.warnings
         warnings.filters[:] = filters
         warnings.showwarning, warnings.formatwarning = show, fmt
@@ -463,14 +461,15 @@ class ProcessSnapshot:
         return notes
 
     def _restore_environ(self) -> None:
-        current = os.environ
-        if current == self.environ:
+        data = os.environ._data  # type: ignore[attr-defined]
+        if data == self.environ:
             return
-        for key in [k for k in current if k not in self.environ]:
-            del current[key]
+        decode = os.fsdecode
+        for key in [k for k in data if k not in self.environ]:
+            del os.environ[decode(key)]
         for key, value in self.environ.items():
-            if current.get(key) != value:
-                current[key] = value
+            if data.get(key) != value:
+                os.environ[decode(key)] = decode(value)
         if hasattr(time, "tzset"):
             time.tzset()
 
@@ -478,10 +477,10 @@ class ProcessSnapshot:
         for timer in _TIMERS:
             if signal.getitimer(timer) != (0.0, 0.0):
                 signal.setitimer(timer, 0)
-        for sig, handler in self.signals.items():
-            if handler is not None and signal.getsignal(sig) is not handler:
+        for sig, handler in zip(_SIGNALS, self.signals, strict=True):
+            if handler is not None and _signal.getsignal(sig) != handler:
                 try:
-                    signal.signal(sig, handler)
+                    _signal.signal(sig, handler)
                 except (OSError, ValueError, TypeError):
                     pass
 
@@ -504,7 +503,8 @@ class ProcessSnapshot:
     def _restore_modules(self) -> list[str]:
         notes: list[str] = []
         before, roots = self.modules, self.iso.library_roots
-        for name in [n for n in sys.modules if n not in before]:
+        added = sys.modules.keys() - before.keys()
+        for name in added:
             module = sys.modules[name]
             if module is None or not module_is_library(module, roots):
                 del sys.modules[name]
@@ -515,9 +515,10 @@ class ProcessSnapshot:
                         delattr(owner, child)
                     except AttributeError:
                         pass
-        for name, module in before.items():
-            if sys.modules.get(name) is not module:
-                sys.modules[name] = module
+        if sys.modules != before:  # compared in C: modules compare by identity
+            for name, module in before.items():
+                if sys.modules.get(name) is not module:
+                    sys.modules[name] = module
         for name, (module, items) in self.watched.items():
             now = vars(module)
             if list(now.items()) == items:
@@ -535,7 +536,8 @@ class ProcessSnapshot:
                 if key not in now and _is_code(value):
                     now[key] = value
                     notes.append(_patch_note(name, key, "deleted"))
-        importlib.invalidate_caches()
+        if added:  # what a fresh process would find, not a directory listing cached earlier
+            importlib.invalidate_caches()
         return notes
 
 
@@ -551,6 +553,13 @@ def _is_code(value: Any) -> bool:
     """Functions, classes, modules and other callables: what a monkeypatch replaces (a rebound
     plain value is usually a library's own lazy cache)."""
     return callable(value) or isinstance(value, types.ModuleType)
+
+
+def _try(fn: Callable[[Any], Any], value: Any) -> None:
+    try:
+        fn(value)
+    except (TypeError, ValueError):
+        pass
 
 
 def _dup(fd: int) -> Optional[int]:
@@ -634,30 +643,33 @@ def _reseed() -> None:
             pass
 
 
+def _logger_state(lg: logging.Logger) -> tuple[Any, ...]:
+    return (lg.level, lg.propagate, lg.disabled, lg.parent, tuple(lg.handlers), tuple(lg.filters))
+
+
 class _LoggingState:
     """The logging configuration: loggers (levels, handlers, filters, parents), the root, the
-    manager's switches and the module's hooks."""
+    manager's switches and the module's hooks. Cheap when nothing changed: one pass over the
+    loggers to compare, the rest compared in C."""
 
     def __init__(self) -> None:
         manager = logging.Logger.manager
         self.logger_dict = dict(manager.loggerDict)
-        self.loggers = [
-            (
-                lg,
-                lg.level,
-                list(lg.handlers),
-                list(lg.filters),
-                lg.propagate,
-                lg.disabled,
-                lg.parent,
-            )
-            for lg in [logging.root, *manager.loggerDict.values()]
-            if isinstance(lg, logging.Logger)
+        self.loggers = [logging.root] + [
+            lg for lg in manager.loggerDict.values() if isinstance(lg, logging.Logger)
         ]
-        self.handlers = {id(h) for lg in self.loggers for h in lg[2]}
-        self.manager = (manager.disable, manager.loggerClass, manager.logRecordFactory)
-        self.module = (
-            dict(logging._levelToName),
+        self.states = list(map(_logger_state, self.loggers))
+        self.handler_refs = set(map(id, logging._handlerList))  # type: ignore[attr-defined]
+        self.module = self._module_state()
+
+    @staticmethod
+    def _module_state() -> tuple[Any, ...]:
+        manager = logging.Logger.manager
+        return (
+            manager.disable,
+            manager.loggerClass,
+            manager.logRecordFactory,
+            dict(logging._levelToName),  # type: ignore[attr-defined]
             dict(logging._nameToLevel),  # type: ignore[attr-defined]
             logging.getLoggerClass(),
             logging.getLogRecordFactory(),
@@ -668,19 +680,14 @@ class _LoggingState:
             logging.logMultiprocessing,
         )
 
-    def added_handlers(self) -> list[logging.Handler]:
-        loggers = [logging.root, *logging.Logger.manager.loggerDict.values()]
-        found: dict[int, logging.Handler] = {}
-        for lg in loggers:
-            for h in getattr(lg, "handlers", []):
-                if id(h) not in self.handlers:
-                    found[id(h)] = h
-        return list(found.values())
-
     def close_added(self) -> None:
-        """Flush and close the handlers the script added, as ``logging.shutdown`` does at a
-        fresh interpreter's exit (so its log file is complete when the job ends)."""
-        for h in reversed(self.added_handlers()):
+        """Flush and close every handler created since the snapshot, as ``logging.shutdown``
+        does at a fresh interpreter's exit (so the job's log file is complete when it ends)."""
+        refs = logging._handlerList  # type: ignore[attr-defined]
+        added = [r() for r in refs if id(r) not in self.handler_refs]
+        for h in reversed(added):
+            if h is None:
+                continue
             try:
                 h.acquire()
                 try:
@@ -690,25 +697,38 @@ class _LoggingState:
                     h.release()
             except (OSError, ValueError):
                 pass
+        self.handler_refs.update(map(id, refs))
 
     def restore(self) -> None:
         self.close_added()
         manager = logging.Logger.manager
-        manager.loggerDict.clear()
-        manager.loggerDict.update(self.logger_dict)
-        for lg, level, handlers, filters, propagate, disabled, parent in self.loggers:
-            lg.level, lg.propagate, lg.disabled, lg.parent = level, propagate, disabled, parent
-            lg.handlers[:] = handlers
-            lg.filters[:] = filters
-        manager.disable, manager.loggerClass, manager.logRecordFactory = self.manager
-        (to_name, to_level, cls, factory, raise_exc, last, threads, processes, mp) = self.module
-        logging._levelToName.clear()  # type: ignore[attr-defined]
-        logging._levelToName.update(to_name)  # type: ignore[attr-defined]
-        logging._nameToLevel.clear()  # type: ignore[attr-defined]
-        logging._nameToLevel.update(to_level)  # type: ignore[attr-defined]
-        logging.setLoggerClass(cls)
-        logging.setLogRecordFactory(factory)
-        logging.raiseExceptions, logging.lastResort = raise_exc, last
-        logging.logThreads, logging.logProcesses = threads, processes
-        logging.logMultiprocessing = mp
-        manager._clear_cache()  # type: ignore[attr-defined]
+        changed = False
+        if manager.loggerDict != self.logger_dict:
+            manager.loggerDict.clear()
+            manager.loggerDict.update(self.logger_dict)
+            changed = True
+        if list(map(_logger_state, self.loggers)) != self.states:
+            for lg, state in zip(self.loggers, self.states, strict=True):
+                level, propagate, disabled, parent, handlers, filters = state
+                lg.level, lg.propagate, lg.disabled, lg.parent = level, propagate, disabled, parent
+                lg.handlers[:] = handlers
+                lg.filters[:] = filters
+            changed = True
+        if self._module_state() != self.module:
+            (disable, mclass, mfactory, to_name, to_level, cls, factory, raise_exc, last,
+             threads, processes, mp) = self.module  # fmt: skip
+            manager.disable, manager.loggerClass, manager.logRecordFactory = (
+                disable, mclass, mfactory,
+            )  # fmt: skip
+            logging._levelToName.clear()  # type: ignore[attr-defined]
+            logging._levelToName.update(to_name)  # type: ignore[attr-defined]
+            logging._nameToLevel.clear()  # type: ignore[attr-defined]
+            logging._nameToLevel.update(to_level)  # type: ignore[attr-defined]
+            logging.setLoggerClass(cls)
+            logging.setLogRecordFactory(factory)
+            logging.raiseExceptions, logging.lastResort = raise_exc, last
+            logging.logThreads, logging.logProcesses = threads, processes
+            logging.logMultiprocessing = mp
+            changed = True
+        if changed:
+            manager._clear_cache()  # type: ignore[attr-defined]

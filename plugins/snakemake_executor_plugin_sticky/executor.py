@@ -220,8 +220,11 @@ class Executor(RealExecutor):
         sourcecache = SourceCache(
             self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
         )
+        script = job.rule.script
+        if isinstance(script, os.PathLike):  # script: Path("scripts/x.py"), as Snakemake allows
+            script = os.fspath(script)
         path, source, language, is_local, cache_path = get_source(
-            job.rule.script, sourcecache, job.rule.basedir, job.wildcards, job.params
+            script, sourcecache, job.rule.basedir, job.wildcards, job.params
         )
         if language != "python":
             raise WorkflowError(
