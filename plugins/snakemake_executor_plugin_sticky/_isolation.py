@@ -234,8 +234,11 @@ class Isolation:
                     exec(script.code, namespace)
                 except SystemExit as e:
                     status, message = exit_status(e.code)
-                    if message is not None:
-                        print(message, file=sys.stderr)
+                    if message is not None:  # as the interpreter does, to the script's stderr
+                        try:
+                            print(message, file=sys.stderr)
+                        except (OSError, ValueError, AttributeError):
+                            pass
                     if status != 0:
                         raise ScriptExit(status, message) from e
                 finally:
