@@ -19,8 +19,10 @@ metrics (median worker-side latency).
 """
 
 import argparse
+import importlib.util
 import json
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -99,6 +101,16 @@ def worker_ms(name: str) -> float:
     return statistics.median(spans) * 1000
 
 
+def in_process_costs(n: int, heavy: bool) -> dict[str, float]:
+    """Worker-side ms per no-op invocation, direct and fork mode, and a bare fork (see
+    _invocation_cost.py); with ``heavy``, in a worker that imported torch and transformers."""
+    cmd = [sys.executable, str(ROOT / "bench" / "_invocation_cost.py"), str(n)]
+    out = subprocess.run(
+        cmd + (["--heavy"] if heavy else []), capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="300 invocations, one repeat")
@@ -120,6 +132,9 @@ def main() -> None:
             f"sticky fork mode {fork[-1][0]:.2f} s",
             flush=True,
         )
+    costs = {"snakemake": in_process_costs(100 if args.quick else 500, heavy=False)}
+    if importlib.util.find_spec("torch") and importlib.util.find_spec("transformers"):
+        costs["torch+transformers"] = in_process_costs(30 if args.quick else 100, heavy=True)
     sticky_s = statistics.median(s for s, _ in sticky)
     threads_s = statistics.median(s for s, _ in threads)
     sticky_rss = max(r for _, r in sticky)
@@ -145,6 +160,12 @@ def main() -> None:
         f"  per invocation, dispatch to reply (median): direct {direct_inv_ms:.2f} ms, "
         f"fork {fork_inv_ms:.2f} ms: fork mode costs {fork_inv_ms - direct_inv_ms:+.2f} ms"
     )
+    for worker, c in costs.items():
+        print(
+            f"  in-process, worker with {worker} loaded ({c['worker_rss_mib']:.0f} MiB): "
+            f"direct {c['direct_ms']:.2f} ms, fork {c['fork_ms']:.2f} ms per invocation "
+            f"(a bare fork+exit: {c['bare_fork_ms']:.2f} ms)"
+        )
     path = write_result(
         "invocation_overhead",
         {
@@ -168,6 +189,7 @@ def main() -> None:
             "direct_ms_per_invocation_median": round(direct_inv_ms, 3),
             "fork_ms_per_invocation_median": round(fork_inv_ms, 3),
             "fork_cost_ms_per_invocation": round(fork_inv_ms - direct_inv_ms, 3),
+            "in_process_ms_per_invocation": costs,
             "target_at_most": 1.5,
         },
     )
