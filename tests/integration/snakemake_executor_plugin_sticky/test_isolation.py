@@ -171,3 +171,18 @@ def test_generated_job_mixes_match_local_in_both_modes(jobs: list[dict[str, Any]
                     assert "script exited with status 1: bad input" in sticky.output
                 if job["value"] == "exit-3":
                     assert "script exited with status 3" in sticky.output
+
+
+def test_unknown_isolation_mode_stops_the_run_with_one_line(tmp_path):
+    workdir = tmp_path / "bad"
+    shutil.copytree(WORKFLOWS / "sticky_hostile", workdir)
+    templates = workdir / "sticky_templates.py"
+    templates.write_text(templates.read_text().replace('isolation="fork"', 'isolation="thread"'))
+    proc = subprocess.run(
+        snakemake_command("out/env/0.txt"), cwd=workdir, capture_output=True, text=True
+    )
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    assert "isolation= of template 'forked' is 'thread'; use one of 'direct', 'fork'" in output
+    assert "Traceback" not in output
+    assert not (workdir / "out").exists()
