@@ -243,6 +243,8 @@ class Isolation:
                         raise ScriptExit(status, message) from e
                 finally:
                     snapshot.leave_script()
+                    if os.getpid() != snapshot.pid:  # a child the script forked ran off its end
+                        os._exit(1 if sys.exc_info()[0] not in (None, SystemExit) else 0)
                 seconds.append(time.perf_counter() - wall)
                 cpu.append(time.process_time() - proc)
         except ScriptExit as e:
@@ -300,6 +302,7 @@ class ProcessSnapshot:
 
     def __init__(self, isolation: Isolation, script: Script, in_child: bool = False) -> None:
         self.iso, self.script, self.in_child = isolation, script, in_child
+        self.pid = os.getpid()
         self.threads = set(threading.enumerate())
         self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.namespace: dict[str, Any] = {}
@@ -522,7 +525,8 @@ class ProcessSnapshot:
             for name, module in before.items():
                 if sys.modules.get(name) is not module:
                     sys.modules[name] = module
-        for name, (module, items) in self.watched.items():
+        patches: list[str] = []
+        for name, (module, items) in sorted(self.watched.items()):
             now = vars(module)
             if list(now.items()) == items:
                 continue
@@ -531,23 +535,27 @@ class ProcessSnapshot:
                 if key in old:
                     if old[key] is not value and (_is_code(old[key]) or _is_code(value)):
                         now[key] = old[key]
-                        notes.append(_patch_note(name, key, "rebound"))
+                        patches.append(f"rebound {name}.{key}")
                 elif _is_code(value) and not isinstance(value, types.ModuleType):
                     del now[key]
-                    notes.append(_patch_note(name, key, "added"))
+                    patches.append(f"added {name}.{key}")
             for key, value in old.items():
                 if key not in now and _is_code(value):
                     now[key] = value
-                    notes.append(_patch_note(name, key, "deleted"))
+                    patches.append(f"deleted {name}.{key}")
+        if patches:
+            notes.append(_patch_note(patches))
         if added:  # what a fresh process would find, not a directory listing cached earlier
             importlib.invalidate_caches()
         return notes
 
 
-def _patch_note(module: str, attr: str, how: str) -> str:
+def _patch_note(patches: list[str]) -> str:
+    """One line for all the monkeypatches of one job."""
+    shown = ", ".join(patches[:5]) + (f" and {len(patches) - 5} more" if len(patches) > 5 else "")
     return (
-        f"the script {how} {module}.{attr} (a monkeypatch of a module loaded before it); it "
-        "was put back after the job, but objects made meanwhile may keep it: use "
+        f"the script {shown} (monkeypatches of modules loaded before it); put back after the "
+        "job, but objects made meanwhile may keep them: use "
         '@template(..., isolation="fork") for scripts that patch libraries'
     )
 

@@ -111,9 +111,10 @@ def test_direct_mode_warns_once_per_patching_job_and_fork_mode_needs_not(fixed_r
     the job and the attribute; in fork mode there is nothing to put back."""
     direct = fixed_runs["direct"].output
     for k in (3, 21):
-        line = f"sticky: job of rule patch (k={k}), output out/patch/{k}.txt: the script rebound"
-        assert f"{line} json.dumps" in direct
-        assert f"{line} builtins.print" in direct
+        assert (
+            f"sticky: job of rule patch (k={k}), output out/patch/{k}.txt: the script rebound "
+            "builtins.print, rebound json.dumps, added json.hostile_helper (monkeypatches"
+        ) in direct
     assert direct.count("rebound json.dumps") == 2
     assert "monkeypatch" not in fixed_runs["fork"].output
 
@@ -186,3 +187,41 @@ def test_unknown_isolation_mode_stops_the_run_with_one_line(tmp_path):
     assert "isolation= of template 'forked' is 'thread'; use one of 'direct', 'fork'" in output
     assert "Traceback" not in output
     assert not (workdir / "out").exists()
+
+
+def test_a_child_the_script_forks_never_returns_to_the_worker(tmp_path):
+    """In-process (a real Worker, no manager): os.fork() in a script, the child running off the
+    end of the script exits as a fresh child would, instead of serving invocations."""
+    import types
+
+    import stickyinvoc._access as access
+    from snakemake_executor_plugin_sticky._protocol import Invoke
+    from snakemake_executor_plugin_sticky.worker import Worker
+
+    class Conn:
+        def send(self, message: object) -> None:
+            pass
+
+    (tmp_path / "sticky_templates.py").write_text(
+        "from stickyinvoc import template\n@template('m')\ndef m():\n    return 1\n"
+    )
+    out = tmp_path / "forked.txt"
+    source = (
+        "import os\npid = os.fork()\n"
+        f"open({str(out)!r}, 'a').write('child\\n' if pid == 0 else 'parent\\n')\n"
+        "if pid:\n    os.waitpid(pid, 0)\n"
+    )
+    smk = types.SimpleNamespace(rule="r", resources={"sticky": "m"}, output=[], log=[])
+    worker = Worker(Conn(), "w")  # type: ignore[arg-type]
+    access._bind_worker(worker.holder.lookup)
+    try:
+        for mode in ("direct", "fork"):
+            inv = Invoke(
+                1, "m", str(tmp_path / "sticky_templates.py"), str(tmp_path / "s.py"), source,
+                str(tmp_path), smk, isolation=mode, workdir=str(tmp_path), searchpaths=[],
+            )  # fmt: skip
+            assert worker.run(inv).ok
+            assert sorted(out.read_text().splitlines()) == ["child", "parent"]
+            out.unlink()
+    finally:
+        access._bind_worker(None)

@@ -220,6 +220,15 @@ def test_monkeypatch_is_put_back_and_reported_once(worker, folder):
     assert run(worker, folder, "import json\nx = json.dumps(1)\n").warnings == []
 
 
+def test_a_reloaded_module_is_put_back_with_one_warning(worker, folder):
+    import json
+
+    dumps = json.dumps
+    done = run(worker, folder, "import importlib, json\nimportlib.reload(json)\n")
+    assert done.ok and json.dumps is dumps
+    assert len(done.warnings) == 1 and "rebound json.dumps" in done.warnings[0]
+
+
 def test_atexit_handlers_run_and_threads_are_joined_when_the_script_ends(worker, folder):
     out = folder / "late.txt"
     src = (
