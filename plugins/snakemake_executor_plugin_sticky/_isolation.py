@@ -108,6 +108,28 @@ def imported_modules(source: str) -> frozenset[str]:
     return frozenset(names)
 
 
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+)  # fmt: skip
+_TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
+
+
+def job_environment(snakemake: Any) -> dict[str, str]:
+    """What Snakemake adds to a ``script:`` job's environment (``snakemake.shell`` runs the
+    script's interpreter with them): the job's threads for the linear-algebra libraries, and
+    its ``tmpdir`` resource."""
+    env: dict[str, str] = {}
+    threads = getattr(snakemake, "threads", None)
+    if threads is not None:
+        env.update(dict.fromkeys(_THREAD_VARIABLES, str(threads)))
+    resources = getattr(snakemake, "resources", None)
+    tmpdir = resources.get("tmpdir") if hasattr(resources, "get") else None
+    if tmpdir:
+        env.update(dict.fromkeys(_TMPDIR_VARIABLES, str(tmpdir)))
+    return env
+
+
 def exit_status(code: Any) -> tuple[int, Optional[str]]:
     """``SystemExit(code)`` as the interpreter turns it into an exit status (and a message it
     prints to stderr)."""
@@ -308,6 +330,7 @@ class ProcessSnapshot:
         self.namespace: dict[str, Any] = {}
         self.leftover_threads: list[threading.Thread] = []
         self.logging: Optional[_LoggingState] = None
+        self.tempdir: Optional[tuple[Any, Optional[str]]] = None
         if in_child:
             return  # a forked child exits after the script: nothing to put back
         self.cwd = os.getcwd()
@@ -347,6 +370,11 @@ class ProcessSnapshot:
         )
         sys.path[:] = self.iso.invocation_path(script)
         sys.argv[:] = [real_file]
+        os.environ.update(job_environment(script.snakemake))
+        tempfile = sys.modules.get("tempfile")
+        if tempfile is not None:  # a fresh process has not cached a temporary folder yet
+            self.tempdir = (tempfile, tempfile.tempdir)
+            tempfile.tempdir = None
         from snakemake.iocontainers import Snakemake
         from snakemake.logging import logger
 
@@ -368,6 +396,11 @@ class ProcessSnapshot:
         atexit.register, atexit.unregister = self._atexit_register, self._atexit_unregister
         self.namespace = namespace
         return namespace
+
+    def restore_tempdir(self) -> None:
+        if self.tempdir is not None:
+            tempfile, value = self.tempdir
+            tempfile.tempdir = value
 
     def leave_script(self) -> None:
         """What a fresh interpreter does when the script ends: join its threads, run its exit
@@ -438,6 +471,7 @@ class ProcessSnapshot:
             _try(sys.setprofile, self.profile)
         sys.setswitchinterval(self.switch_interval)
         self._restore_environ()
+        self.restore_tempdir()
         try:
             os.chdir(self.cwd)
         except OSError:

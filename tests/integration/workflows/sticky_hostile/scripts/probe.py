@@ -34,6 +34,10 @@ def report(g: dict) -> str:
         "__main__ is the script": sys.modules["__main__"].__dict__ is g,
         "cwd is the workdir": os.path.isfile("Snakefile"),
         "env HOSTILE_X": os.environ.get("HOSTILE_X"),
+        "job environment": [
+            os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TMPDIR", "TEMP")
+        ],
+        "tempfile.gettempdir": _gettempdir(),
         "umask": oct(umask),
         "recursion limit": sys.getrecursionlimit(),
         "sys.path[0] is .snakemake/scripts": sys.path[0] == os.path.abspath(".snakemake/scripts"),
@@ -66,6 +70,12 @@ def report(g: dict) -> str:
         "shell": _shell(),
     }
     return "".join(f"{key}: {value!r}\n" for key, value in facts.items())
+
+
+def _gettempdir() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()
 
 
 def _open(fd: int) -> bool:
