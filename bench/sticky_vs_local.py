@@ -7,7 +7,10 @@ the physical limit: two plain Python processes that each load the model once and
 the claims in a loop. The verdict head is trained once beforehand and shared, so all three
 do the same work. Verdicts must be identical across the three.
 
-Targets (issue #2): sticky at least 30x faster than local, and within 1.5x of the limit.
+Targets (issue #2): sticky at least 30x faster than local, and within 1.5x of the limit, with
+isolation on (issue 12: direct mode restores the process after each invocation). Also run
+(issue 12): sticky with the template in fork mode (``isolation="fork"``: one fork of the warm,
+torch-loaded worker per invocation), to report fork mode's cost per invocation.
 
     python bench/sticky_vs_local.py            # 200 invocations
     python bench/sticky_vs_local.py --quick    # 8 invocations, under a minute
@@ -97,12 +100,19 @@ def main() -> None:
         shutil.copy2(prep / "results" / "head.npz", wd / "results" / "head.npz")
         return wd
 
-    def run_executor(executor: str) -> tuple[float, Path]:
-        wd = fresh(executor)
-        seconds = timed(snakemake("--executor", executor, "-j", str(args.jobs), *config), wd)
-        return seconds, wd
+    def run_executor(executor: str, fork: bool = False) -> tuple[float, Path]:
+        wd = fresh(executor + ("-fork" if fork else ""))
+        extra = []
+        if fork:
+            templates = (wd / "sticky_templates.py").read_text()
+            forked = templates.replace('"minilm",', '"minilm",\n    isolation="fork",', 1)
+            assert forked != templates, "the minilm template declaration changed"
+            (wd / "sticky_templates_fork.py").write_text(forked)
+            extra = ["--sticky-templates", str(wd / "sticky_templates_fork.py")]
+        cmd = snakemake("--executor", executor, "-j", str(args.jobs), *config, *extra)
+        return timed(cmd, wd), wd
 
-    sticky_times, limit_times = [], []
+    sticky_times, limit_times, fork_times = [], [], []
     local_s, local_wd = None, None
     for i in range(repeats):
         # Interleaved, so drifts in machine load hit all three alike.
@@ -111,16 +121,21 @@ def main() -> None:
         print(f"  sticky  repeat {i + 1}: {s:7.2f} s", flush=True)
         limit_times.append(run_limit(sticky_wd, ids, args.jobs))
         print(f"  limit   repeat {i + 1}: {limit_times[-1]:7.2f} s", flush=True)
+        s, fork_wd = run_executor("sticky", fork=True)
+        fork_times.append(s)
+        print(f"  fork    repeat {i + 1}: {s:7.2f} s", flush=True)
         if local_s is None:
             local_s, local_wd = run_executor("local")
             print(f"  local   (once)    : {local_s:7.2f} s", flush=True)
     assert local_wd is not None and local_s is not None
     sticky_s, limit_s = statistics.median(sticky_times), statistics.median(limit_times)
+    fork_s = statistics.median(fork_times)
 
     local_v = verdicts(local_wd / "results" / "verdicts")
     sticky_v = verdicts(sticky_wd / "results" / "verdicts")
     limit_v = verdicts(sticky_wd / "limit_out")
-    identical = len(local_v) == n and local_v == sticky_v == limit_v
+    fork_v = verdicts(fork_wd / "results" / "verdicts")
+    identical = len(local_v) == n and local_v == sticky_v == limit_v == fork_v
     speedup, vs_limit = local_s / sticky_s, sticky_s / limit_s
     print(f"\nclaim verification, {n} invocations, -j {args.jobs}, --scheduler greedy")
     print(f"  local executor  : {local_s:8.2f} s  ({local_s / n * args.jobs:.2f} s per job)")
@@ -128,7 +143,13 @@ def main() -> None:
     print(f"  physical limit  : {limit_s:8.2f} s  ({args.jobs} processes, model loaded once)")
     print(f"  sticky speedup over local : {speedup:6.1f}x  (target >= 30x)")
     print(f"  sticky / limit            : {vs_limit:6.2f}x  (target <= 1.5x)")
-    print(f"  verdicts identical across all three: {identical}")
+    fork_cost_ms = (fork_s - sticky_s) / n * args.jobs * 1000
+    print(
+        f"  sticky, fork mode: {fork_s:8.2f} s  "
+        f"(median of {repeats}; {fork_s / limit_s:.2f}x the limit)"
+    )
+    print(f"  fork mode's cost : {fork_cost_ms:+.1f} ms per invocation (wall, per worker)")
+    print(f"  verdicts identical across all four: {identical}")
     path = write_result(
         "sticky_vs_local",
         {
@@ -143,13 +164,18 @@ def main() -> None:
             "limit_runs_s": [round(x, 3) for x in limit_times],
             "speedup_sticky_over_local": round(speedup, 2),
             "sticky_over_limit": round(vs_limit, 3),
+            "isolation": "direct (restores the process after each invocation)",
+            "fork_mode_s": round(fork_s, 3),
+            "fork_mode_runs_s": [round(x, 3) for x in fork_times],
+            "fork_mode_over_limit": round(fork_s / limit_s, 3),
+            "fork_cost_ms_per_invocation": round(fork_cost_ms, 2),
             "targets": {"speedup_at_least": 30, "over_limit_at_most": 1.5},
             "verdicts_identical": identical,
         },
     )
     print(f"  written: {path.relative_to(ROOT)}")
     if not identical:
-        sys.exit("verdicts differ between local, sticky and the limit")
+        sys.exit("verdicts differ between local, sticky (direct or fork) and the limit")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,13 @@ class Invoke:
     """The job's ``snakemake.script.Snakemake`` object, as a ``script:`` preamble builds it."""
     repeats: int = 1
     trace: Optional[TraceStamp] = None
+    isolation: str = "direct"
+    """``direct`` (run in the worker, restored after) or ``fork`` (run in a fork of it)."""
+    workdir: str = ""
+    searchpaths: Optional[list[str]] = None
+    """What the ``script:`` preamble appends to ``sys.path`` (Snakemake's own paths, the cached
+    source's folder, the script's folder), as computed by Snakemake."""
+    """Snakemake's working directory (where a ``script:`` job's temporary script would be)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ class InvocationDone:
     max_rss_mb: Optional[float] = None
     template_failed: bool = False
     trace: Optional[TraceStamp] = None
+    warnings: list[str] = field(default_factory=list)
+    """What the invocation did that isolation could not fully undo, one line each."""
 
 
 @dataclass(frozen=True)

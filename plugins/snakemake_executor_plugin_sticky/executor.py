@@ -19,7 +19,7 @@ from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import read_declarations
+from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
@@ -42,12 +42,16 @@ class Executor(RealExecutor):
         _check_settings(self.settings)
         self._local = LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
-        declarations = (
-            read_declarations(self.templates_file) if self.templates_file.is_file() else {}
-        )
+        try:
+            declarations = (
+                read_declarations(self.templates_file) if self.templates_file.is_file() else {}
+            )
+        except TemplateError as e:
+            raise WorkflowError(str(e)) from None
         self.declared = {name: d.line for name, d in declarations.items()}
         self.pilot_resources = {name: d.resources for name, d in declarations.items()}
         self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
+        self.isolation = {name: d.isolation for name, d in declarations.items()}
         self._check_rules()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -212,7 +216,7 @@ class Executor(RealExecutor):
             )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
-        from snakemake.script import Snakemake, get_source
+        from snakemake.script import Snakemake, get_snakemake_searchpaths, get_source
         from snakemake.sourcecache import SourceCache
 
         self._check_rule(job.rule, template)
@@ -220,8 +224,11 @@ class Executor(RealExecutor):
         sourcecache = SourceCache(
             self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
         )
-        path, source, language, is_local, _ = get_source(
-            job.rule.script, sourcecache, job.rule.basedir, job.wildcards, job.params
+        script = job.rule.script
+        if isinstance(script, os.PathLike):  # script: Path("scripts/x.py"), as Snakemake allows
+            script = os.fspath(script)
+        path, source, language, is_local, cache_path = get_source(
+            script, sourcecache, job.rule.basedir, job.wildcards, job.params
         )
         if language != "python":
             raise WorkflowError(
@@ -246,6 +253,12 @@ class Executor(RealExecutor):
             scriptdir,
         )
         repeats = (job.benchmark_repeats or 1) if job.benchmark is not None else 1
+        # What the script: preamble appends to sys.path, computed here as Snakemake does.
+        searchpaths = list(get_snakemake_searchpaths())
+        if cache_path and os.path.dirname(cache_path):
+            searchpaths.append(os.path.dirname(cache_path))
+        if is_local:
+            searchpaths.append(scriptdir)
         return Invoke(
             invocation_id=next(self._ids),
             template=template,
@@ -255,6 +268,9 @@ class Executor(RealExecutor):
             scriptdir=scriptdir if is_local else None,
             snakemake=snakemake,
             repeats=repeats,
+            isolation=self.isolation.get(template, "direct"),
+            workdir=os.getcwd(),
+            searchpaths=searchpaths,
         )
 
     # ---- the manager and its callbacks ------------------------------------------------------
@@ -292,6 +308,8 @@ class Executor(RealExecutor):
                 _write_benchmark(self.workflow, info.job, done)
             except OSError as e:
                 ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
+        for note in done.warnings if done is not None else []:
+            self.logger.warning(f"sticky: {_job_label(info.job)}: {note}")
         if ok:
             self.report_job_success(info)
         else:
@@ -355,6 +373,13 @@ def _resource_value(resources: Any, name: str) -> Any:
     if hasattr(value, "is_evaluable"):
         return _DEFERRED if value.is_evaluable() else value.value
     return value
+
+
+def _job_label(job: Any) -> str:
+    """A job as the user recognises it: its rule, wildcards and first output."""
+    wildcards = ", ".join(f"{k}={v}" for k, v in dict(job.wildcards).items())
+    output = f", output {job.output[0]}" if len(job.output) else ""
+    return f"job of rule {job.rule.name}" + (f" ({wildcards})" if wildcards else "") + output
 
 
 def _template_of(job: JobExecutorInterface) -> Optional[str]:

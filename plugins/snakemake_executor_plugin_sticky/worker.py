@@ -12,12 +12,10 @@ the child runs invocations; its heartbeat thread only stamps shared memory.
 """
 
 import argparse
-import builtins
 import contextlib
 import dataclasses
 import json
 import os
-import resource
 import signal
 import socket
 import sys
@@ -39,6 +37,7 @@ from stickyinvoc._templates import (
 )
 
 from . import supervisor
+from ._isolation import Isolation, Script, imported_modules, script_traceback
 from ._protocol import (
     Heartbeat,
     Hello,
@@ -117,7 +116,9 @@ class Worker:
         # Shared with the supervisor, which writes to the same connection.
         self.send_lock: Any = link.lock if link is not None else threading.Lock()
         self.holder = StateHolder()
-        self.code_cache: dict[tuple[str, int], Any] = {}
+        self.code_cache: dict[tuple[str, int], tuple[Any, frozenset[str]]] = {}
+        # Before any template is loaded: it records the interpreter's pristine import path.
+        self.isolation = Isolation()
         self.parent_pid = os.getppid()
         name = f"worker:{worker_id}:{socket.gethostname()}:{os.getpid()}"
         self.trace = message_trace("worker", name=name, worker_id=worker_id)
@@ -203,59 +204,46 @@ class Worker:
             self.send(StateBuilt(inv.template, built.build_seconds))
         return self.execute_script(inv)
 
-    def compiled(self, inv: Invoke) -> Any:
+    def compiled(self, inv: Invoke) -> tuple[Any, frozenset[str]]:
         key = (inv.script_path, hash(inv.script_source))
-        code = self.code_cache.get(key)
-        if code is None:
+        entry = self.code_cache.get(key)
+        if entry is None:
             code = compile(inv.script_source, inv.script_path, "exec")
-            self.code_cache[key] = code
-        return code
+            entry = (code, imported_modules(inv.script_source))
+            self.code_cache[key] = entry
+        return entry
 
     def execute_script(self, inv: Invoke) -> InvocationDone:
-        """Run the job's script as Snakemake's ``script:`` would, but in this warm process."""
-        cwd = os.getcwd()
-        if inv.scriptdir and inv.scriptdir not in sys.path:
-            sys.path.append(inv.scriptdir)
-        seconds: list[float] = []
-        cpu: list[float] = []
+        """Run the job's script as a fresh ``script:`` process would (see :mod:`._isolation`)."""
         try:
-            code = self.compiled(inv)
-            for iteration in range(max(1, inv.repeats)):
-                if inv.repeats > 1:
-                    inv.snakemake.bench_iteration = iteration
-                namespace = {
-                    "__name__": "__main__",
-                    "__file__": inv.script_path,
-                    "__builtins__": builtins,
-                    "snakemake": inv.snakemake,
-                }
-                wall, proc = time.perf_counter(), time.process_time()
-                try:
-                    exec(code, namespace)
-                except SystemExit as e:
-                    if e.code not in (None, 0):
-                        raise RuntimeError(f"script exited with status {e.code}") from e
-                seconds.append(time.perf_counter() - wall)
-                cpu.append(time.process_time() - proc)
-        except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
-                raise
+            code, imports = self.compiled(inv)
+        except SyntaxError:
             return InvocationDone(inv.invocation_id, False, _script_traceback(inv.script_path))
-        finally:
-            os.chdir(cwd)
-            sys.stdout.flush()
-            sys.stderr.flush()
-        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        return InvocationDone(inv.invocation_id, True, None, seconds, cpu, rss_mb)
+        script = Script(
+            code=code,
+            script_path=inv.script_path,
+            scriptdir=inv.scriptdir,
+            snakemake=inv.snakemake,
+            workdir=inv.workdir or os.getcwd(),
+            repeats=inv.repeats,
+            imports=imports,
+            searchpaths=inv.searchpaths,
+        )
+        out = self.isolation.run(script, inv.isolation)
+        return InvocationDone(
+            inv.invocation_id,
+            out.ok,
+            out.error,
+            out.seconds,
+            out.cpu_seconds,
+            out.max_rss_mb,
+            warnings=out.warnings,
+        )
 
 
 def _script_traceback(script_path: str) -> str:
     """The traceback from the user's script down, without this worker's own frames."""
-    etype, value, tb = sys.exc_info()
-    frames = traceback.extract_tb(tb)
-    first = next((i for i, f in enumerate(frames) if f.filename == script_path), 0)
-    lines = traceback.format_list(frames[first:]) + traceback.format_exception_only(etype, value)
-    return "Traceback (most recent call last):\n" + "".join(lines)
+    return script_traceback(script_path)
 
 
 def main(argv: Optional[list[str]] = None) -> NoReturn:

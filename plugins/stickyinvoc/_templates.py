@@ -32,6 +32,10 @@ TEMPLATES_ENV_VAR = "STICKY_TEMPLATES"
 
 TemplateFunction = Callable[[], Any]
 
+ISOLATION_MODES = ("direct", "fork")
+"""How a template's invocations run: in the worker itself, restored after each (``direct``), or
+each in a fork of the warm worker (``fork``)."""
+
 _collecting: Optional[dict[str, TemplateFunction]] = None
 
 
@@ -77,6 +81,7 @@ def template(
     *,
     resources: Optional[dict[str, Any]] = None,
     partitions: Optional[list[str]] = None,
+    isolation: str = "direct",
 ) -> Any:
     """Declare a sticky template.
 
@@ -88,9 +93,16 @@ def template(
     ``runtime`` in minutes, ``mem_mb``, ``cpus_per_task``, ``gpu``, ``gpu_model``, ``gres``,
     ``constraint``, ``qos``, ``slurm_extra``). A rule's own resources of the same names override
     them for its invocations. ``partitions`` lists the Slurm partitions the template may be
-    built on (the first is the default). Both must be literals: the executor reads them from
-    the file's syntax tree without running the file.
+    built on (the first is the default). ``isolation`` is ``"direct"`` (the default: each
+    invocation runs in the worker, which puts back everything the script changed) or ``"fork"``
+    (each invocation runs in a fork of the warm worker; not for CUDA states). All must be
+    literals: the executor reads them from the file's syntax tree without running the file.
     """
+    if isolation not in ISOLATION_MODES:
+        raise TypeError(
+            f"@template(isolation={isolation!r}): isolation must be one of "
+            f"{', '.join(map(repr, ISOLATION_MODES))}"
+        )
 
     def register(fn: TemplateFunction, template_name: str) -> TemplateFunction:
         if _collecting is not None:
@@ -135,6 +147,7 @@ class TemplateDeclaration:
     line: int
     resources: dict[str, Any] = field(default_factory=dict)
     partitions: Optional[list[str]] = None
+    isolation: str = "direct"
 
 
 def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
@@ -165,7 +178,7 @@ def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
             name = args[0].value
             literals = {
                 k: _literal(path, deco, name, k, kw[k])
-                for k in ("resources", "partitions")
+                for k in ("resources", "partitions", "isolation")
                 if k in kw
             }
             resources = literals.get("resources", {})
@@ -180,8 +193,14 @@ def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
                 raise TemplateError(
                     f"{path}: partitions= of template {name!r} must be a non-empty list of names"
                 )
+            isolation = literals.get("isolation", "direct")
+            if isolation not in ISOLATION_MODES:
+                raise TemplateError(
+                    f"{path}, line {deco.lineno}: isolation= of template {name!r} is "
+                    f"{isolation!r}; use one of {', '.join(map(repr, ISOLATION_MODES))}"
+                )
             found[name] = TemplateDeclaration(
-                name, node.lineno, resources, list(partitions) if partitions else None
+                name, node.lineno, resources, list(partitions) if partitions else None, isolation
             )
     return found
 

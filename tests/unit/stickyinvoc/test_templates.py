@@ -146,3 +146,32 @@ def test_non_literal_pilot_resources_are_an_error(tmp_path):
     )
     with pytest.raises(TemplateError, match="line 3: resources= of template 'g' must be a literal"):
         declared_resources(path)
+
+
+def test_isolation_mode_is_read_from_the_declaration(tmp_path):
+    from stickyinvoc._templates import read_declarations
+
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from stickyinvoc import template\n"
+        "@template('a')\ndef a(): ...\n"
+        "@template('b', isolation='fork')\ndef b(): ...\n"
+        "@template('c', isolation='direct')\ndef c(): ...\n"
+    )
+    modes = {name: d.isolation for name, d in read_declarations(path).items()}
+    assert modes == {"a": "direct", "b": "fork", "c": "direct"}
+    assert load_templates(path).keys() == {"a", "b", "c"}
+
+
+def test_unknown_isolation_mode_is_one_clear_error(tmp_path):
+    from stickyinvoc import template
+    from stickyinvoc._templates import read_declarations
+
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from stickyinvoc import template\n@template('x', isolation='thread')\ndef x(): ...\n"
+    )
+    with pytest.raises(TemplateError, match=r"line 2: isolation= of template 'x' is 'thread'; use"):
+        read_declarations(path)
+    with pytest.raises(TypeError, match="isolation must be one of 'direct', 'fork'"):
+        template("x", isolation="spawn")

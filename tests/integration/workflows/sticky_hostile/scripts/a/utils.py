@@ -1,0 +1,2 @@
+WHO = "a/utils.py"
+COUNTER = 0

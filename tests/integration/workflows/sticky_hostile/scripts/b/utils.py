@@ -1,0 +1,2 @@
+WHO = "b/utils.py"
+COUNTER = 0

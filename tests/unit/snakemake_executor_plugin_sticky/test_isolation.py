@@ -1,0 +1,263 @@
+"""Direct-mode isolation, in-process (no processes started): after any invocation the worker's
+interpreter is as it was, and each invocation sees what a fresh ``script:`` process sees.
+
+The differential property test draws sequences of hostile actions, runs them as scripts through
+the real :class:`Worker` and compares a fingerprint of the process before and after.
+"""
+
+import logging
+import os
+import signal
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import stickyinvoc._access as access
+from snakemake_executor_plugin_sticky._isolation import exit_status, imported_modules
+from snakemake_executor_plugin_sticky._protocol import Invoke
+from snakemake_executor_plugin_sticky.worker import Worker
+
+
+class RecordingConn:
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = Worker(RecordingConn(), "w1")  # type: ignore[arg-type]
+    access._bind_worker(w.holder.lookup)
+    yield w
+    access._bind_worker(None)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("iso")
+    (root / "sticky_templates.py").write_text(
+        "import json\nfrom stickyinvoc import template\n"
+        "@template('m')\ndef m():\n    return {'calls': 0}\n"
+    )
+    for name in ("a", "b"):
+        (root / name).mkdir()
+        (root / name / "utils.py").write_text(f"WHO = {name!r}\nCOUNT = 0\n")
+    return root
+
+
+counter = iter(range(1, 10**9))
+
+
+def run(worker: Worker, folder: Path, source: str, scriptdir: str = "", log: str = ""):
+    smk = types.SimpleNamespace(
+        rule="r", resources={"sticky": "m"}, output=[], log=[log] if log else [], params={}
+    )
+    where = folder / scriptdir if scriptdir else folder
+    inv = Invoke(
+        next(counter),
+        "m",
+        str(folder / "sticky_templates.py"),
+        str(where / "job.py"),
+        source,
+        str(where),
+        smk,
+        workdir=str(folder),
+    )
+    return worker.run(inv)
+
+
+def fingerprint() -> dict:
+    """What a script can change in the interpreter, as comparable values."""
+    manager = logging.Logger.manager
+    return {
+        "env": dict(os.environ),
+        "cwd": os.getcwd(),
+        "path": list(sys.path),
+        "argv": list(sys.argv),
+        "modules": set(sys.modules),
+        "main": sys.modules["__main__"],
+        "streams": (sys.stdout, sys.stderr, sys.stdin),
+        "fds": [os.fstat(fd).st_ino for fd in (1, 2)],
+        "root": (logging.root.level, list(logging.root.handlers)),
+        "loggers": set(manager.loggerDict),
+        "disable": manager.disable,
+        "filters": list(warnings.filters),
+        "showwarning": warnings.showwarning,
+        "signals": {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGUSR1)},
+        "timer": signal.getitimer(signal.ITIMER_REAL),
+        "umask": os.umask(os.umask(0o022)),
+        "recursion": sys.getrecursionlimit(),
+        "json.dumps": __import__("json").dumps,
+        "print": __builtins__["print"] if isinstance(__builtins__, dict) else print,
+    }
+
+
+ACTIONS = {
+    "env": "os.environ['ISO_X'] = 'v'; os.environ.pop('ISO_KEEP', None)",
+    "chdir": "os.chdir('/')",
+    "syspath": "sys.path.insert(0, '/iso-nowhere'); sys.argv.append('-x')",
+    "module": "import utils; utils.COUNT += 1; sys.modules['iso_fake'] = types.ModuleType('f')",
+    "patch": "import json; json.dumps = lambda *a, **k: 'P'",
+    "logging": (
+        "import logging; logging.basicConfig(filename=LOG, level=logging.INFO); "
+        "logging.getLogger('iso.new').warning('x'); logging.disable(logging.ERROR)"
+    ),
+    "streams": "f = open(LOG, 'a'); sys.stdout = sys.stderr = f; print('hi'); f.close()",
+    "fds": (
+        "fd = os.open(LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT); os.dup2(fd, 1); os.close(fd)"
+    ),
+    "warnings": "import warnings; warnings.simplefilter('error'); warnings.showwarning = id",
+    "signals": (
+        "import signal; signal.signal(signal.SIGUSR1, signal.SIG_IGN); "
+        "signal.setitimer(signal.ITIMER_REAL, 30)"
+    ),
+    "limits": "os.umask(0o077); sys.setrecursionlimit(5000)",
+    "raise": "raise ValueError('boom')",
+    "interrupt": "raise KeyboardInterrupt",
+    "exit": "sys.exit(4)",
+}
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(actions=st.lists(st.sampled_from(sorted(ACTIONS)), min_size=1, max_size=6))
+def test_any_sequence_of_hostile_actions_leaves_the_worker_as_it_was(worker, folder, actions):
+    log = str(folder / "iso.log")
+    run(worker, folder, "pass\n")  # the template is built (and its imports made) before
+    os.environ["ISO_KEEP"] = "1"
+    try:
+        before = fingerprint()
+        body = "\n".join(ACTIONS[a] for a in actions)
+        source = f"import os, sys, types\nLOG = {log!r}\n{body}\n"
+        done = run(worker, folder, source, "a")
+        failing = {"raise", "interrupt", "exit"}
+        first_failure = next((a for a in actions if a in failing), None)
+        assert done.ok == (first_failure is None), done.error
+        after = fingerprint()
+        assert after == before
+    finally:
+        os.environ.pop("ISO_KEEP", None)
+
+
+def test_each_script_imports_its_own_local_module(worker, folder):
+    src = "import utils\nutils.COUNT += 1\nRESULT.append((utils.WHO, utils.COUNT))\n"
+    seen: list = []
+    builtins_result = __import__("builtins")
+    builtins_result.RESULT = seen
+    try:
+        for where in ("a", "b", "a", "b"):
+            assert run(worker, folder, src, where).ok
+    finally:
+        del builtins_result.RESULT
+    assert seen == [("a", 1), ("b", 1), ("a", 1), ("b", 1)]
+
+
+def test_logging_basicconfig_idiom_writes_each_jobs_own_log(worker, folder, monkeypatch):
+    # A fresh process (and a worker) starts with no root handler; pytest adds its own.
+    monkeypatch.setattr(logging.root, "handlers", [])
+    src = (
+        "import logging\n"
+        "logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)\n"
+        "logging.info('job %s', snakemake.log[0][-5:])\n"
+    )
+    logs = [folder / f"job{i}.log" for i in range(3)]
+    for log in logs:
+        assert run(worker, folder, src, log=str(log)).ok
+    assert [p.read_text() for p in logs] == [f"INFO:root:job {p.name[-5:]}\n" for p in logs]
+
+
+def test_replacing_and_closing_stdout_and_stderr_keeps_the_worker(worker, folder):
+    log = folder / "streams.log"
+    src = (
+        "with open(snakemake.log[0], 'w') as f:\n    sys.stderr = sys.stdout = f\n    print('x')\n"
+    )
+    stdout = sys.stdout
+    assert run(worker, folder, src, log=str(log)).ok
+    assert sys.stdout is stdout and not sys.stdout.closed
+    assert log.read_text() == "x\n"
+    assert run(worker, folder, "print('still here')\n").ok
+
+
+def test_preamble_globals_are_snakemakes(worker, folder):
+    src = (
+        "import builtins\n"
+        "assert __name__ == '__main__' and __file__.endswith('job.py')\n"
+        "assert __real_file__.startswith(snakemake_dir) and __real_file__.endswith('.job.py')\n"
+        "assert sys.argv == [__real_file__] and sys.modules['__main__'].__dict__ is globals()\n"
+        "assert pickle and logger and Snakemake and __builtins__ is builtins\n"
+        "assert sys.path[0] == snakemake_dir and sys.path[-2] == str(here)\n"
+    )
+    scripts = str(folder / ".snakemake" / "scripts")
+    done = run(worker, folder, f"snakemake_dir = {scripts!r}\nhere = {str(folder)!r}\n" + src)
+    assert done.ok, done.error
+
+
+def test_script_exits_fail_their_job_once_with_the_cause(worker, folder):
+    done = run(worker, folder, "raise KeyboardInterrupt\n")
+    assert not done.ok and "KeyboardInterrupt raised by the script" in done.error
+    done = run(worker, folder, "sys.exit('bad input')\n")
+    assert not done.ok and done.error == "script exited with status 1: bad input"
+    assert run(worker, folder, "sys.exit(None)\n").ok
+    assert run(worker, folder, "sys.exit(False)\n").ok
+    assert run(worker, folder, "pass\n").ok  # the worker is still warm
+
+
+def test_monkeypatch_is_put_back_and_reported_once(worker, folder):
+    import json
+
+    dumps = json.dumps
+    done = run(worker, folder, "import json\njson.dumps = len\njson.dumps = str\n")
+    assert done.ok and json.dumps is dumps
+    assert len(done.warnings) == 1 and "rebound json.dumps" in done.warnings[0]
+    assert run(worker, folder, "import json\nx = json.dumps(1)\n").warnings == []
+
+
+def test_a_reloaded_module_is_put_back_with_one_warning(worker, folder):
+    import json
+
+    dumps = json.dumps
+    done = run(worker, folder, "import importlib, json\nimportlib.reload(json)\n")
+    assert done.ok and json.dumps is dumps
+    assert len(done.warnings) == 1 and "rebound json.dumps" in done.warnings[0]
+
+
+def test_atexit_handlers_run_and_threads_are_joined_when_the_script_ends(worker, folder):
+    out = folder / "late.txt"
+    src = (
+        "import atexit, threading, time\n"
+        f"OUT = {str(out)!r}\n"
+        "def late():\n    time.sleep(0.2)\n    open(OUT, 'a').write('thread\\n')\n"
+        "atexit.register(lambda: open(OUT, 'a').write('atexit\\n'))\n"
+        "threading.Thread(target=late).start()\n"
+    )
+    done = run(worker, folder, src)
+    assert done.ok and out.read_text() == "thread\natexit\n"
+
+
+def test_a_daemon_thread_left_running_is_reported(worker, folder):
+    src = (
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(1,), daemon=True).start()\n"
+    )
+    done = run(worker, folder, src)
+    assert done.ok and any("left thread" in w for w in done.warnings)
+
+
+def test_exit_status_follows_the_interpreter():
+    assert exit_status(None) == (0, None) and exit_status(0) == (0, None)
+    assert exit_status(3) == (3, None) and exit_status(True) == (1, None)
+    assert exit_status("msg") == (1, "msg")
+
+
+def test_imported_modules_reads_every_import_form():
+    names = imported_modules("import a.b as c\nfrom d import e\nfrom . import f\nimport g\n")
+    assert {"a.b", "d", "d.e", "g"} <= names and "f" not in names
+    assert imported_modules("this is not python") == frozenset()
