@@ -16,23 +16,26 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
 
 * ``monitoring`` (default on 3.12+): ``sys.monitoring``; a code object outside the workflow is
   DISABLEd after its first event, so foreign code costs nothing afterwards.
-* ``wrap`` (default on 3.11): an import hook wraps the functions and methods of workflow
-  modules imported after the tracer started, and the running script body is recorded as
-  ``<module>``. On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
+* ``instrument`` (default on 3.11; ``wrap`` is an old name for it): the workflow's functions
+  record themselves. An import hook compiles the workflow's modules with rewritten function
+  bodies (:mod:`distea._instrument`), functions that already exist when tracing starts get
+  the rewritten code objects, and the running script body is recorded as ``<module>``. The
+  function objects themselves record, so every call is seen however it is reached (dispatch
+  tables, callbacks, ``functools.partial``, decorators' closures, references taken before
+  tracing). On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
   interpreter to its slow, unspecialised tracing path (measured: 1.7x on a compute loop with
-  a no-op trace function), so wrapping is the only way to stay cheap. Functions defined in
-  the script file itself and nested functions are not seen individually: a query naming one
-  falls back to its enclosing script body (conservative).
+  a no-op trace function), so code-level recording is the only way to stay cheap. Functions
+  defined in a script run by ``script:`` exist before the tracer can rewrite them: a query
+  naming one falls back to its enclosing script body (conservative); in a sticky worker,
+  which compiles the script itself, they are recorded individually.
 * ``settrace``: ``sys.settrace`` with line events off per frame; every function, at the 3.11
   price. Forced by ``$DISTEA_DIGESTS`` (the benchmark's ground-truth runs).
 """
 
 import atexit
-import functools
 import hashlib
 import importlib.abc
 import importlib.machinery
-import inspect
 import json
 import os
 import re
@@ -44,9 +47,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any, Optional
 
+from . import _instrument
 from ._schema import header, job_key
 
 ENV_DIR = "DISTEA_TRACE"
@@ -60,6 +64,7 @@ ENV_DIGESTS = "DISTEA_DIGESTS"
 
 _EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class ProcessTrace:
@@ -110,8 +115,9 @@ class ProcessTrace:
         """Advance the clock at a communication event, closing the current epoch."""
         self.clock += 1
         if self._epoch:
-            self._closed.append(self._epoch)
-            self._epoch = {}
+            # The epoch dict stays the same object: instrumented code holds it (via builtins).
+            self._closed.append(self._epoch.copy())
+            self._epoch.clear()
         return self.clock
 
     def send(self, message_id: str, to: str, job: Optional[str] = None) -> int:
@@ -166,6 +172,7 @@ class ProcessTrace:
             filename.startswith(self.root + os.sep)
             and not any(part in filename for part in _EXCLUDED_PARTS)
             and not code.co_filename.startswith("<")
+            and not filename.startswith(_OWN_DIR)
         )
         if wanted:
             module = os.path.relpath(filename, self.root)
@@ -174,7 +181,7 @@ class ProcessTrace:
         self._wanted[code] = wanted
         return wanted
 
-    def _first(self, code: Any) -> None:
+    def _first(self, code: Any) -> list[int]:
         """First entry in this epoch: the only function event that advances the clock.
 
         A later return only records the current clock: EAS needs ``last(m) >= first(c)``
@@ -182,7 +189,8 @@ class ProcessTrace:
         clock value, so returns need no tick of their own (and the hot path stays cheap).
         """
         self.clock += 1
-        self._epoch[code] = [self.clock, self.clock]
+        span = self._epoch[code] = [self.clock, self.clock]
+        return span
 
     def _enter(self, code: Any) -> None:
         if code not in self._epoch:
@@ -216,8 +224,8 @@ class ProcessTrace:
         if self.mode == "monitoring":
             self._start_monitoring()
             return
-        if self.mode == "wrap":
-            self._start_wrapping()
+        if self.mode == "instrument":
+            self._start_instrumenting()
             return
         wanted, decide, enter, leave = self._wanted, self._decide, self._enter, self._leave
         digests = self.digests
@@ -268,16 +276,37 @@ class ProcessTrace:
         wanted = os.environ.get(ENV_MODE, "")
         if wanted == "monitoring" and not hasattr(sys, "monitoring"):
             wanted = ""
-        if wanted in ("wrap", "settrace", "monitoring"):
+        if wanted == "wrap":  # the name of the 3.11 default before code-level instrumentation
+            wanted = "instrument"
+        if wanted in ("instrument", "settrace", "monitoring"):
             return wanted
-        return "monitoring" if hasattr(sys, "monitoring") else "wrap"
+        return "monitoring" if hasattr(sys, "monitoring") else "instrument"
 
-    # ---- wrap mode -----------------------------------------------------------------------
-    def _start_wrapping(self) -> None:
-        self._finder = _WrappingFinder(self)
+    # ---- instrument mode (3.11 default) -------------------------------------------------
+    def _start_instrumenting(self) -> None:
+        import builtins
+
+        epoch, first = self._epoch, self._first
+
+        def value(key: str, result: Any) -> Any:  # a lambda's return
+            span = epoch.get(key)
+            if span is None:
+                first(key)
+            else:
+                span[1] = self.clock
+            return result
+
+        names = {
+            _instrument.EPOCH: epoch,
+            _instrument.FIRST: first,
+            _instrument.TRACE: self,
+            _instrument.VALUE: value,
+        }
+        for name, obj in names.items():
+            setattr(builtins, name, obj)
+        self._finder = _InstrumentingFinder(self)
         sys.meta_path.insert(0, self._finder)
-        for module in list(sys.modules.values()):
-            self.wrap_module(module)
+        self._instrument_loaded()
         frame: Optional[FrameType] = sys._getframe(2)
         self._bodies: list[Any] = []
         while frame is not None:
@@ -290,71 +319,73 @@ class ProcessTrace:
                 self._bodies.append(code)
             frame = frame.f_back
 
-    def wrap_module(self, module: ModuleType) -> None:
-        """Wrap the workflow functions and methods defined in ``module``."""
-        filename = getattr(module, "__file__", None)
-        if not filename or getattr(module, "__distea_wrapped__", False):
-            return
+    def wanted_file(self, filename: str) -> bool:
+        """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself)?"""
         full = os.path.abspath(filename)
-        if not full.startswith(self.root + os.sep) or any(p in full for p in _EXCLUDED_PARTS):
-            return
-        name = module.__name__
-        for attr, value in list(vars(module).items()):
-            if inspect.isfunction(value) and value.__module__ == name:
-                setattr(module, attr, self._wrap(value))
-            elif inspect.isclass(value) and value.__module__ == name:
-                for key, member in list(vars(value).items()):
-                    if inspect.isfunction(member):
-                        setattr(value, key, self._wrap(member))
-                    elif isinstance(member, (staticmethod, classmethod)):
-                        inner = self._wrap(member.__func__)
-                        setattr(value, key, type(member)(inner))
+        full = self._aliases.get(full, full)
+        return (
+            full.startswith(self.root + os.sep)
+            and not any(part in full for part in _EXCLUDED_PARTS)
+            and not full.startswith(_OWN_DIR)
+        )
+
+    def module_name(self, filename: str) -> str:
+        """Report name of a workflow file: its path from the root, dotted, without ``.py``."""
+        full = os.path.abspath(filename)
+        full = self._aliases.get(full, full)
+        return _instrument.module_name(os.path.relpath(full, self.root))
+
+    def compile(self, source: "str | bytes", filename: str, body: bool = False) -> CodeType:
+        """Compile workflow code so that its functions record themselves (instrument mode).
+
+        Anything else (another mode, a file outside the workflow, source that does not parse
+        as Python) is compiled exactly as :func:`compile` would. With ``body``, the module
+        body is recorded too (a Snakefile, whose execution nothing else brackets).
+        """
+        if getattr(self, "mode", "") != "instrument" or not self.wanted_file(filename):
+            return compile(source, filename, "exec", dont_inherit=True)
+        module = self.module_name(filename)
         try:
-            module.__distea_wrapped__ = True  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
+            return _instrument.compile_instrumented(
+                source, filename, module, f"{module}.<module>" if body else None
+            )
+        except (SyntaxError, ValueError):  # let compile() report it the usual way
+            return compile(source, filename, "exec", dont_inherit=True)
 
-    def _wrap(self, fn: Any) -> Any:
-        code = fn.__code__
-        if getattr(fn, "__distea_wrapped__", False):
-            return fn
-        ok = self._wanted.get(code)
-        if ok is None:
-            ok = self._decide(code)
-        if not ok:
-            return fn
-        trace, first = self, self._first
-        if inspect.isgeneratorfunction(fn):
-            enter, leave = self._enter, self._leave
+    def _instrument_loaded(self) -> None:
+        """Give functions that already exist (modules imported before tracing) recording code.
 
-            @functools.wraps(fn)
-            def generator(*args: Any, **kwargs: Any) -> Any:
-                enter(code)
-                try:
-                    return (yield from fn(*args, **kwargs))
-                finally:
-                    leave(code)
+        Replacing ``__code__`` changes the function objects themselves, so references taken
+        earlier (dispatch tables, callbacks, partials, decorators' closures) record too.
+        """
+        tables: dict[str, dict[tuple[str, int], CodeType]] = {}
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if not filename or not filename.endswith(".py") or not self.wanted_file(filename):
+                continue
+            try:
+                with open(filename, "rb") as f:
+                    source = f.read()
+                code = _instrument.compile_instrumented(
+                    source, filename, self.module_name(filename)
+                )
+            except (OSError, SyntaxError, ValueError):
+                continue
+            tables[os.path.abspath(filename)] = _instrument.code_table(code)
+        if not tables:
+            return
+        import gc
 
-            wrapper = generator
-        else:
-            # The hot path of wrap mode, inlined: one membership test on the way in, one
-            # dict lookup and one store on the way out.
-            @functools.wraps(fn)
-            def function(*args: Any, **kwargs: Any) -> Any:
-                if code not in trace._epoch:
-                    first(code)
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    span = trace._epoch.get(code)
-                    if span is None:
-                        first(code)
-                    else:
-                        span[1] = trace.clock
-
-            wrapper = function
-        wrapper.__distea_wrapped__ = True  # type: ignore[attr-defined]
-        return wrapper
+        for obj in gc.get_objects():
+            if type(obj) is not FunctionType:
+                continue
+            code = obj.__code__
+            table = tables.get(code.co_filename) or tables.get(os.path.abspath(code.co_filename))
+            if table is None:
+                continue
+            new = table.get((code.co_qualname, code.co_firstlineno))
+            if new is not None and new.co_freevars == code.co_freevars:
+                obj.__code__ = new
 
     @contextmanager
     def span(self, filename: str, qualname: str = "<module>") -> Iterator[None]:
@@ -416,7 +447,7 @@ class ProcessTrace:
         if tool is not None:  # pragma: no cover - Python 3.12+ only
             sys.monitoring.set_events(tool, 0)  # type: ignore[attr-defined]
             sys.monitoring.free_tool_id(tool)  # type: ignore[attr-defined]
-        elif self.mode == "wrap":
+        elif self.mode == "instrument":
             if self._finder in sys.meta_path:
                 sys.meta_path.remove(self._finder)
             for code in self._bodies:  # bodies running when tracing began end with it
@@ -439,7 +470,9 @@ class ProcessTrace:
             self._stop_functions()
             self.clock += 1
             # Functions still on a stack never return: EAS treats them as returned-into now.
-            frames = [] if getattr(self, "mode", "") == "wrap" else sys._current_frames().values()
+            frames = (
+                [] if getattr(self, "mode", "") == "instrument" else sys._current_frames().values()
+            )
             for frame in frames:
                 f: Optional[FrameType] = frame
                 while f is not None:
@@ -449,7 +482,8 @@ class ProcessTrace:
             epochs = [*self._closed, self._epoch]
             for epoch in epochs:
                 for code, (first, last) in epoch.items():
-                    self._write({"k": "fn", "f": self._names[code], "c": [first, last]})
+                    name = self._names.get(code) or code  # instrumented code: keyed by name
+                    self._write({"k": "fn", "f": name, "c": [first, last]})
             for (code, job), (count, digest) in self._digest.items():
                 name = self._names[code]
                 self._write(
@@ -459,8 +493,8 @@ class ProcessTrace:
             self._out.close()
 
 
-class _WrappingFinder(importlib.abc.MetaPathFinder):
-    """Finds modules as usual; wraps the workflow's own modules after they executed."""
+class _InstrumentingFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as usual; the workflow's own modules load with recording function bodies."""
 
     def __init__(self, trace: ProcessTrace) -> None:
         self.trace = trace
@@ -484,29 +518,29 @@ class _WrappingFinder(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None or not spec.origin:
             return None
         origin = os.path.abspath(spec.origin)
-        if not origin.startswith(self.trace.root + os.sep) or not origin.endswith(".py"):
+        if not origin.endswith(".py") or not self.trace.wanted_file(origin):
             return None
-        if any(part in origin for part in _EXCLUDED_PARTS):
+        if not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
             return None
-        spec.loader = _WrappingLoader(spec.loader, self.trace)
+        spec.loader = _InstrumentingLoader(fullname, origin, self.trace)
         return spec
 
 
-class _WrappingLoader(importlib.abc.Loader):
-    def __init__(self, loader: Any, trace: ProcessTrace) -> None:
-        self.loader = loader
+class _InstrumentingLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that compiles with recording bodies and never reads or writes ``.pyc``
+    files (an instrumented ``.pyc`` must not be loaded by an untraced run)."""
+
+    def __init__(self, fullname: str, path: str, trace: ProcessTrace) -> None:
+        super().__init__(fullname, path)
         self.trace = trace
 
-    def create_module(self, spec: Any) -> Any:
-        return self.loader.create_module(spec)
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.trace.compile(self.get_data(path), path)
 
     def exec_module(self, module: ModuleType) -> None:
         with self.trace.span(module.__file__ or module.__name__):
-            self.loader.exec_module(module)
-        self.trace.wrap_module(module)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.loader, name)
+            super().exec_module(module)
 
 
 def _stable(value: Any, depth: int = 0) -> str:

@@ -167,7 +167,7 @@ class Worker:
         if building:
             trace.note_template(inv.template)
         with contextlib.ExitStack() as spans:
-            if getattr(trace, "mode", "") == "wrap":
+            if getattr(trace, "mode", "") == "instrument":
                 # Templates and the exec'd script are loaded around the import system, so the
                 # wrapping tracer cannot see them: record them as bodies.
                 if building:

@@ -1,0 +1,200 @@
+"""Code-level instrumentation for the 3.11 tracer: function bodies rewritten to record themselves.
+
+A pure source -> code transformation (no process state): every ``def``, ``async def`` and
+``lambda`` of a workflow file gets, at the top of its body, a check that records its first
+entry in the current epoch and, in a ``finally``, a store of its last return::
+
+    def f(x):                                  def f(x):
+        return g(x)             becomes            if 'mod.f' not in __distea_e__: __distea_f__('mod.f')
+                                                   try:
+                                                       return g(x)
+                                                   finally:
+                                                       (__distea_e__.get('mod.f') or __distea_f__('mod.f'))[1] = __distea_t__.clock
+
+Because the *function's own code* records the call, every call is seen however the function
+was reached: a reference taken before tracing started, a dict of callbacks,
+``functools.partial``, a decorator's closure, a nested function. No wrapper frame is added (a
+call costs one dict membership test and one store), tracebacks and line numbers are unchanged,
+and ``sys.settrace`` is never used (on 3.11 any trace function puts the whole interpreter on its
+slow path). The ``__distea_*__`` names resolve through :mod:`builtins`, so instrumented code
+runs in any namespace (an imported module, the Snakefile's globals, a worker's ``exec``).
+
+The key of a function is its report name, ``<module path>.<qualname>`` (qualnames as CPython
+computes them: ``C.m``, ``f.<locals>.g``, ``<lambda>``).
+"""
+
+import ast
+from types import CodeType
+from typing import Any, Optional, Union
+
+EPOCH = "__distea_e__"
+"""The tracer's current epoch: key -> [first entry, last return] (a dict kept in place)."""
+FIRST = "__distea_f__"
+"""Records a first entry in the epoch; returns the new [first, last] span."""
+TRACE = "__distea_t__"
+"""The process trace (its ``clock`` is read on return)."""
+VALUE = "__distea_v__"
+"""Records a lambda's return and passes its value through."""
+
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _name(id_: str) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Load())
+
+
+def _enter(key: str) -> ast.stmt:
+    """``if key not in __distea_e__: __distea_f__(key)``"""
+    test = ast.Compare(ast.Constant(key), [ast.NotIn()], [_name(EPOCH)])
+    call = ast.Call(_name(FIRST), [ast.Constant(key)], [])
+    return ast.If(test, [ast.Expr(call)], [])
+
+
+def _leave(key: str) -> ast.stmt:
+    """``(__distea_e__.get(key) or __distea_f__(key))[1] = __distea_t__.clock``"""
+    get = ast.Call(ast.Attribute(_name(EPOCH), "get", ast.Load()), [ast.Constant(key)], [])
+    span = ast.BoolOp(ast.Or(), [get, ast.Call(_name(FIRST), [ast.Constant(key)], [])])
+    target = ast.Subscript(span, ast.Constant(1), ast.Store())
+    return ast.Assign([target], ast.Attribute(_name(TRACE), "clock", ast.Load()))
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Rewrites every function body, tracking qualnames the way the compiler does."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.scope: list[str] = []
+        """Qualname parts of the enclosing definitions; a function adds ``<locals>``."""
+        self.keys: list[str] = []
+
+    def _key(self, name: str) -> str:
+        key = f"{self.module}.{'.'.join([*self.scope, name])}"
+        self.keys.append(key)
+        return key
+
+    def _function(self, node: _Function) -> _Function:
+        key = self._key(node.name)
+        # Decorators, defaults and annotations belong to the enclosing scope.
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.args = self.visit(node.args)
+        if node.returns is not None:
+            node.returns = self.visit(node.returns)
+        self.scope += [node.name, "<locals>"]
+        body = [self.visit(s) for s in node.body]
+        self.scope[-2:] = []
+        head: list[ast.stmt] = []
+        if body and _is_docstring(body[0]):
+            head, body = body[:1], body[1:]
+        if not body:
+            body = [ast.Pass()]
+        anchor = body[0]
+        enter, leave = _enter(key), _leave(key)
+        wrapped = ast.Try(body=body, handlers=[], orelse=[], finalbody=[leave])
+        for new in (enter, wrapped, leave):
+            ast.copy_location(new, anchor)
+        node.body = [*head, enter, wrapped]
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        return self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> Any:
+        return self._function(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.bases = [self.visit(b) for b in node.bases]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        self.scope.append(node.name)
+        node.body = [self.visit(s) for s in node.body]
+        self.scope.pop()
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> Any:
+        key = self._key("<lambda>")
+        node.args = self.visit(node.args)
+        self.scope += ["<lambda>", "<locals>"]
+        value = self.visit(node.body)
+        self.scope[-2:] = []
+        # (key in E or F(key), V(key, body))[1]: enter, evaluate, record the return.
+        enter = ast.BoolOp(
+            ast.Or(),
+            [
+                ast.Compare(ast.Constant(key), [ast.In()], [_name(EPOCH)]),
+                ast.Call(_name(FIRST), [ast.Constant(key)], []),
+            ],
+        )
+        passed = ast.Call(_name(VALUE), [ast.Constant(key), value], [])
+        node.body = ast.copy_location(
+            ast.Subscript(ast.Tuple([enter, passed], ast.Load()), ast.Constant(1), ast.Load()),
+            value,
+        )
+        return node
+
+
+def instrument(
+    source: "str | bytes", filename: str, module: str, body: Optional[str] = None
+) -> tuple[ast.Module, list[str]]:
+    """The instrumented syntax tree of ``source`` and the keys of its functions.
+
+    ``module`` is the report name of the file (``wflib.text``). With ``body`` (a key such as
+    ``Snakefile.<module>``), the module body itself is recorded too, after any docstring and
+    ``from __future__`` imports.
+    """
+    tree = ast.parse(source, filename, "exec")
+    rewriter = _Rewriter(module)
+    tree = rewriter.visit(tree)
+    if body is not None and tree.body:
+        head: list[ast.stmt] = []
+        rest = list(tree.body)
+        while rest and (
+            _is_docstring(rest[0])
+            or (isinstance(rest[0], ast.ImportFrom) and rest[0].module == "__future__")
+        ):
+            head.append(rest.pop(0))
+        if rest:
+            anchor = rest[0]
+            enter, leave = _enter(body), _leave(body)
+            wrapped = ast.Try(body=rest, handlers=[], orelse=[], finalbody=[leave])
+            for new in (enter, wrapped, leave):
+                ast.copy_location(new, anchor)
+            tree.body = [*head, enter, wrapped]
+            rewriter.keys.append(body)
+    ast.fix_missing_locations(tree)
+    return tree, rewriter.keys
+
+
+def compile_instrumented(
+    source: "str | bytes", filename: str, module: str, body: Optional[str] = None
+) -> CodeType:
+    """Compile ``source`` as :func:`instrument` rewrites it (same file name and line numbers)."""
+    tree, _ = instrument(source, filename, module, body)
+    return compile(tree, filename, "exec", dont_inherit=True)
+
+
+def code_table(code: CodeType) -> dict[tuple[str, int], CodeType]:
+    """Every function code object nested in ``code``, by (qualname, first line)."""
+    table: dict[tuple[str, int], CodeType] = {}
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        for const in current.co_consts:
+            if isinstance(const, CodeType):
+                table.setdefault((const.co_qualname, const.co_firstlineno), const)
+                stack.append(const)
+    return table
+
+
+def module_name(relative_path: str) -> str:
+    """Report name of a file from its path relative to the workflow root: ``wflib/text.py`` ->
+    ``wflib.text``; ``Snakefile`` -> ``Snakefile``; ``rules/qc.smk`` -> ``rules.qc.smk``."""
+    name = relative_path[:-3] if relative_path.endswith(".py") else relative_path
+    return name.replace("\\", "/").replace("/", ".")
