@@ -4,12 +4,14 @@ A pure source -> code transformation (no process state): every ``def``, ``async 
 ``lambda`` of a workflow file gets, at the top of its body, a check that records its first
 entry in the current epoch and, in a ``finally``, a store of its last return::
 
-    def f(x):                                  def f(x):
-        return g(x)             becomes            if 'mod.f' not in __distea_e__: __distea_f__('mod.f')
-                                                   try:
-                                                       return g(x)
-                                                   finally:
-                                                       (__distea_e__.get('mod.f') or __distea_f__('mod.f'))[1] = __distea_t__.clock
+    def f(x):               def f(x):
+        return g(x)             if K not in __distea_e__: __distea_f__(K)
+                becomes         try:
+                                    return g(x)
+                                finally:
+                                    (__distea_e__.get(K) or __distea_f__(K))[1] = __distea_t__.clock
+
+with ``K`` the function's report name, a constant.
 
 Because the *function's own code* records the call, every call is seen however the function
 was reached: a reference taken before tracing started, a dict of callbacks,

@@ -570,45 +570,110 @@ def _stable(value: Any, depth: int = 0) -> str:
         return type(value).__name__
 
 
-class _RecordingParams:
-    """Stands in for ``snakemake.params`` and notes which parameters a job actually reads."""
+_RECORD = "_distea_recording"
+_SILENT = frozenset(
+    {"keys", "_names", "_get_names", "_allowed_overrides", "__class__", "__len__", "__dir__"}
+    | {"__init_subclass__", "__subclasshook__", "__sizeof__", _RECORD}
+)
+"""Attributes of ``snakemake.params`` that reveal no parameter value (names, length, type)."""
 
-    def __init__(self, params: Any, trace: ProcessTrace, job: Optional[str]) -> None:
-        object.__setattr__(self, "_p", params)
-        object.__setattr__(self, "_t", trace)
-        object.__setattr__(self, "_j", job)
 
-    def _names(self) -> list[str]:
-        return list(getattr(self._p, "_names", {}) or [])
+class _ParamsRecorder:
+    """Mixed into a copy of ``snakemake.params`` (a Namedlist: a list with named items): notes
+    which parameters a job reads, by key.
 
-    def __getattr__(self, name: str) -> Any:
-        if not name.startswith("_"):
-            self._t.note_param(name, self._j)
-        return getattr(self._p, name)
+    ``.name``, ``["name"]``, ``.get("name", d)`` and ``getattr(p, "name")`` note ``name`` (also
+    when the rule has no such parameter: adding it later changes what the job reads);
+    ``keys()`` and ``len()`` note nothing; everything else (iteration, ``dict(p)`` through
+    ``items()``, an index, ``str(p)``, ``vars(p)``, any other method) cannot be attributed to
+    one key and notes every parameter of the rule. The copy is an instance of a subclass of
+    the real class, so ``isinstance`` checks and list behaviour are unchanged.
+    """
+
+    def _note(self, name: Optional[str]) -> None:
+        trace, job, names, quiet = object.__getattribute__(self, "__dict__")[_RECORD]
+        if quiet[0]:
+            return
+        for key in names if name is None else (name,):
+            trace.note_param(key, job)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name not in _SILENT:
+            names = object.__getattribute__(self, "__dict__")[_RECORD][2]
+            if name in names:
+                _ParamsRecorder._note(self, name)
+            elif name != "get":
+                _ParamsRecorder._note(self, None)
+        return object.__getattribute__(self, name)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        record = object.__getattribute__(self, "__dict__")[_RECORD]
+        _ParamsRecorder._note(self, key if isinstance(key, str) else None)
+        record[3][0] += 1  # the real get() looks at __dict__: not a read of every parameter
+        try:
+            return super().get(key, default)  # type: ignore[misc]
+        finally:
+            record[3][0] -= 1
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            self._t.note_param(key, self._j)
-        else:
-            for name in self._names():
-                self._t.note_param(name, self._j)
-        return self._p[key]
+        _ParamsRecorder._note(self, key if isinstance(key, str) else None)
+        return super().__getitem__(key)  # type: ignore[misc]
 
     def __iter__(self) -> Any:
-        for name in self._names():
-            self._t.note_param(name, self._j)
-        return iter(self._p)
+        _ParamsRecorder._note(self, None)
+        return super().__iter__()  # type: ignore[misc]
 
-    def __len__(self) -> int:
-        return len(self._p)
+    def __reversed__(self) -> Any:
+        _ParamsRecorder._note(self, None)
+        return super().__reversed__()  # type: ignore[misc]
 
-    def items(self) -> Any:
-        for name in self._names():
-            self._t.note_param(name, self._j)
-        return self._p.items()
+    def __contains__(self, value: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__contains__(value)  # type: ignore[misc]
 
-    def keys(self) -> Any:
-        return self._p.keys()
+    def __eq__(self, other: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__eq__(other)  # type: ignore[misc,no-any-return]
+
+    def __ne__(self, other: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__ne__(other)  # type: ignore[misc,no-any-return]
+
+    def __repr__(self) -> str:
+        _ParamsRecorder._note(self, None)
+        return super().__repr__()  # type: ignore[misc,no-any-return]
+
+    def __hash__(self) -> int:
+        _ParamsRecorder._note(self, None)
+        return super().__hash__()  # type: ignore[misc,no-any-return]
+
+
+_RECORDER_CLASSES: dict[type, type] = {}
+
+
+def recording_params(params: Any, trace: "ProcessTrace", job: Optional[str]) -> Any:
+    """A copy of ``params`` that notes, per key, what the job reads (see :class:`_ParamsRecorder`).
+
+    Anything that is not a named list (an unusual object) counts as read entirely, now.
+    """
+    names = tuple(getattr(params, "_names", None) or ())
+    base = type(params)
+    if not isinstance(params, list) or not hasattr(params, "__dict__"):
+        for name in names:
+            trace.note_param(name, job)
+        return params
+    cls = _RECORDER_CLASSES.get(base)
+    if cls is None:
+        cls = type(base.__name__, (_ParamsRecorder, base), {})
+        cls.__module__ = base.__module__
+        cls.__qualname__ = base.__qualname__
+        _RECORDER_CLASSES[base] = cls
+    copy = cls.__new__(cls)
+    list.extend(copy, params)
+    state = object.__getattribute__(copy, "__dict__")
+    state.update(params.__dict__)
+    state[_RECORD] = (trace, job, frozenset(names), [0])
+    return copy
 
 
 def watch_job(trace: ProcessTrace, smk: Any) -> str:
@@ -639,7 +704,7 @@ def _watched_class(base: type) -> type:
         def params(self: Any) -> Any:
             value = real.__get__(self, base) if hasattr(real, "__get__") else real
             trace, key = self.__dict__["_distea_watch"]
-            return _RecordingParams(value, trace, key)
+            return recording_params(value, trace, key)
 
         cls = type(base.__name__, (base,), {"params": property(params), "_distea_watched": True})
         cls.__module__ = base.__module__
