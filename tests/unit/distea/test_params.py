@@ -59,7 +59,7 @@ def test_each_way_of_reading_params():
     cases = {
         "attribute": (lambda p: p.decimals, {"decimals"}),
         "item": (lambda p: p["label"], {"label"}),
-        "getattr": (lambda p: getattr(p, "label"), {"label"}),
+        "getattr": (lambda p: getattr(p, "la" + "bel"), {"label"}),
         "iteration": (lambda p: list(p), {"decimals", "label", "clip"}),
         "dict()": (lambda p: dict(p), {"decimals", "label", "clip"}),
         "items": (lambda p: dict(p.items()), {"decimals", "label", "clip"}),
