@@ -188,6 +188,15 @@ def build_order(trace: Trace) -> Order:
             edges.append((f"job:{proc.job}#start", 0, name, 0, f"job {proc.job} ran as {name}"))
             edges.append((name, proc.last_clock, f"job:{proc.job}#end", 0, f"{name} exited"))
 
+    # Snakemake's own process: what it computed for a job (input functions, params callables,
+    # the code they call) feeds that job's start. Contexts of jobs that never ran (candidates,
+    # up-to-date jobs) lead nowhere.
+    for name, proc in procs.items():
+        for key, _, _, feed in proc.contexts:
+            if key in jobs:
+                why = f"workflow code in {name} computed the input/params of {key}"
+                edges.append((name, feed, f"job:{key}#start", 0, why))
+
     # Files: the producer's end feeds the reader at its first read, or the reading job's start.
     producers = {path: job for job in jobs.values() for path, _ in job.outputs}
     for job in jobs.values():

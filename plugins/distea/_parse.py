@@ -188,6 +188,9 @@ def _read_process(
                 proc.digests.append((str(r["f"]), str(r.get("job") or ""), int(r["n"]), r["h"]))
             elif kind == "end":
                 proc.end = int(r["c"])
+            elif kind == "ctx":
+                a, b = r["c"]
+                proc.contexts.append((str(r["job"]), int(a), int(b), int(r["f"])))
             else:
                 count -= 1
                 trace.warnings.append(f"{path}:{number}: record kind {kind!r} ignored here")

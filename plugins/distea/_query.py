@@ -213,12 +213,29 @@ def _enclosing_body(trace: Trace, name: str) -> Optional[str]:
 
 
 def _contexts(proc: Process) -> tuple[np.ndarray, list[str]]:
-    """For each request a worker served: its start clock; and the job keys, in order."""
+    """For each request a process served: its start clock; and the job keys, in order."""
+    starts, _, jobs = _requests(proc)
+    return starts, jobs
+
+
+def _requests(proc: Process) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The requests a process served, in order: start clocks, end clocks, job keys.
+
+    A worker's request lasts until the next one; a context of Snakemake's process (the
+    computation of one job's input or params) ends at its own end clock.
+    """
     cached = proc.__dict__.get("_contexts")
     if cached is None:
-        starts = [c.clock for c in proc.recvs if c.job]
-        jobs = [c.job or "" for c in proc.recvs if c.job]
-        cached = (np.asarray(starts, dtype=np.int64), jobs)
+        if proc.contexts:
+            spans = sorted((a, b, job) for job, a, b, _ in proc.contexts)
+            starts = [a for a, _, _ in spans]
+            ends = [b for _, b, _ in spans]
+            jobs = [job for _, _, job in spans]
+        else:
+            starts = [c.clock for c in proc.recvs if c.job]
+            ends = [np.iinfo(np.int64).max] * len(starts)
+            jobs = [c.job or "" for c in proc.recvs if c.job]
+        cached = (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), jobs)
         proc.__dict__["_contexts"] = cached
     return cached
 
@@ -250,10 +267,13 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
         if not len(hit):
             continue
         why = chain(name, clock)
-        starts, jobs = _contexts(proc)
+        starts, ends, jobs = _requests(proc)
         # One (function, request) pair per impacted record, deduplicated in numpy.
         if len(starts):
             request = np.searchsorted(starts, first[hit], side="right")
+            inside = request > 0
+            inside[inside] = first[hit][inside] <= ends[request[inside] - 1]
+            request = np.where(inside, request, 0)
             outside = name
         else:
             request = np.zeros(len(hit), dtype=np.int64)

@@ -102,6 +102,10 @@ class ProcessTrace:
         self._digest: dict[tuple[CodeType, str], list[Any]] = {}
         self._dumped = False
         self._functions_on = False
+        self.workflow_code_reads_only = bool(extra.pop("workflow_code_reads_only", False))
+        """Record a file read only when workflow code is on the stack (Snakemake's process)."""
+        self._context_depth = 0
+        self._outside = 0
         path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
@@ -150,6 +154,39 @@ class ProcessTrace:
             self._params.add((name, job or ""))
             self.clock += 1
             self._write({"k": "param", "n": name, "c": self.clock, "job": job})
+
+    # ------------------------------------------------------------------ job contexts
+    def begin_context(self) -> Optional[int]:
+        """Snakemake's process starts computing something for one job (its input, params...).
+
+        Returns the context's start clock (None inside another context: the outer one owns
+        what runs). The clock ticks, so function records of the context are its own.
+        """
+        with self._lock:
+            self._context_depth += 1
+            if self._context_depth > 1:
+                return None
+            if self._epoch:  # workflow code ran outside any job context since the last one
+                self._outside = self.clock
+            return self._tick_epoch()
+
+    def end_context(self, start: Optional[int], job: Optional[str]) -> None:
+        """Close a context; a ``ctx`` record says which job it served and what fed that job.
+
+        ``f`` (feed) is the clock from which the process's history flows into the job: the
+        end of the context when workflow code ran in it (that code may have read any state the
+        process built before), else the last clock at which workflow code ran outside any job
+        context (what a context without code depends on: the Snakefile's top level, config).
+        """
+        with self._lock:
+            self._context_depth -= 1
+            if start is None:
+                return
+            ran = bool(self._epoch)
+            end = self._tick_epoch()
+            if job is not None:
+                feed = end if ran else self._outside
+                self._write({"k": "ctx", "job": job, "c": [start, end], "f": feed})
 
     def note_open(self, path: str) -> None:
         """First read of a data file in this process (file write -> read edges land here)."""
@@ -766,6 +803,20 @@ def start(
     return trace
 
 
+def _workflow_frame(trace: ProcessTrace) -> bool:
+    """Is workflow code (a Snakefile, a helper module) on this thread's stack?"""
+    frame: Optional[FrameType] = sys._getframe(2)
+    wanted, decide = trace._wanted, trace._decide
+    while frame is not None:
+        ok = wanted.get(frame.f_code)
+        if ok is None:
+            ok = decide(frame.f_code)
+        if ok:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _install_open_hook(trace: ProcessTrace) -> None:
     root = trace.root + os.sep
 
@@ -786,6 +837,8 @@ def _install_open_hook(trace: ProcessTrace) -> None:
         relative = full[len(root) :]
         if relative.startswith(".snakemake") or "__pycache__" in relative:
             return
+        if trace.workflow_code_reads_only and not _workflow_frame(trace):
+            return  # Snakemake's own reads (the Snakefile, hashing, checks) are not the workflow's
         trace.note_open(relative)
 
     sys.addaudithook(hook)

@@ -1,0 +1,116 @@
+"""Snakemake's own process as a traced process: the one place that knows Snakemake internals.
+
+While Snakemake builds the DAG, its process runs workflow code: the Snakefile's top level,
+input functions, ``params:`` callables, resource callables, and the helper modules they
+import. :func:`trace_snakemake_process` (called by ``--logger distea`` when ``$DISTEA_TRACE``
+is set, before the Snakefile is read) makes that code record itself like any traced process,
+and brackets each computation Snakemake does *for one job* (``Job.__init__`` expands its
+input, ``Job.params`` its parameters, ``Job.resources``, ``log``, ``benchmark``, ``group``
+and ``conda_env_spec`` the rest) as a context, written as a ``ctx`` record: the functions
+that ran inside are attributed to that job, and the job's start happens after them.
+
+Hooks, all guarded (a Snakemake without them is traced partially, with a one-line notice):
+
+* ``snakemake.workflow.compile``: the Snakefile (and included files) compile with recording
+  function bodies and a recorded ``<module>`` body;
+* ``snakemake.jobs.Job``: the methods and properties above, wrapped to open a context.
+"""
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, Optional
+
+from . import tracer
+from ._schema import job_key
+
+ROLE = "dag"
+"""The role of the Snakemake process's trace (not a hub: its code computes jobs' inputs)."""
+
+_JOB_METHODS = ("_expand_params",)
+_JOB_PROPERTIES = ("resources", "log", "benchmark", "group", "conda_env_spec")
+
+
+def trace_snakemake_process() -> Optional["tracer.ProcessTrace"]:
+    """Start tracing this (Snakemake) process when ``$DISTEA_TRACE`` is set; idempotent."""
+    trace = tracer.active()
+    if trace is not None:
+        return trace if trace.role == ROLE else None
+    trace = tracer.start(ROLE, workflow_code_reads_only=True)
+    if trace is None:
+        return None
+    missing = _install(trace)
+    if missing:
+        print(
+            f"distea: this Snakemake lacks {', '.join(missing)}; code it runs there is traced "
+            "without job attribution (impacts stay conservative)",
+            file=sys.stderr,
+        )
+    return trace
+
+
+def _install(trace: "tracer.ProcessTrace") -> list[str]:
+    missing: list[str] = []
+    try:
+        import snakemake.workflow as workflow_module
+        from snakemake.jobs import Job
+    except ImportError:
+        return ["snakemake.workflow/snakemake.jobs"]
+
+    def compile_snakefile(source: Any, filename: Any, mode: str, *args: Any, **kw: Any) -> Any:
+        if mode == "exec" and not args and not kw and isinstance(filename, str):
+            return trace.compile(source, filename, body=True)
+        return compile(source, filename, mode, *args, **kw)
+
+    workflow_module.compile = compile_snakefile  # type: ignore[attr-defined]
+
+    init = Job.__dict__.get("__init__")
+    if init is None:
+        missing.append("Job.__init__")
+    else:
+
+        @functools.wraps(init)
+        def job_init(self: Any, *args: Any, **kwargs: Any) -> None:
+            start = trace.begin_context()
+            try:
+                init(self, *args, **kwargs)
+            finally:
+                trace.end_context(start, _key(self))
+
+        Job.__init__ = job_init  # type: ignore[method-assign]
+    for name in _JOB_METHODS:
+        method = Job.__dict__.get(name)
+        if method is None:
+            missing.append(f"Job.{name}")
+            continue
+        setattr(Job, name, _in_context(trace, method))
+    for name in _JOB_PROPERTIES:
+        prop = Job.__dict__.get(name)
+        if not isinstance(prop, property) or prop.fget is None:
+            missing.append(f"Job.{name}")
+            continue
+        setattr(Job, name, property(_in_context(trace, prop.fget), prop.fset, prop.fdel))
+    return missing
+
+
+def _in_context(trace: "tracer.ProcessTrace", method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        start = trace.begin_context()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            trace.end_context(start, _key(self))
+
+    return wrapper
+
+
+def _key(job: Any) -> Optional[str]:
+    """The DISTEA key of a (possibly half-built) Snakemake job, None when it has none yet."""
+    try:
+        rule = job.rule.name
+        wildcards = dict(job.wildcards_dict or {})
+        outputs = [str(o) for o in job.output]
+    except Exception:  # construction failed before the outputs were known
+        return None
+    return job_key(rule, wildcards, outputs)
