@@ -804,17 +804,37 @@ def start(
 
 
 def _workflow_frame(trace: ProcessTrace) -> bool:
-    """Is workflow code (a Snakefile, a helper module) on this thread's stack?"""
+    """Does this read come from workflow code (a Snakefile, a helper module)?
+
+    The innermost caller that is either workflow code or Snakemake (or a plugin) decides:
+    libraries in between (pandas, csv, linecache) are skipped, and Snakemake's own reads made
+    while the Snakefile runs (a ``rule`` decorator reading the Snakefile's lines) are not
+    the workflow's.
+    """
     frame: Optional[FrameType] = sys._getframe(2)
     wanted, decide = trace._wanted, trace._decide
+    side = _snakemake_side()
     while frame is not None:
         ok = wanted.get(frame.f_code)
         if ok is None:
             ok = decide(frame.f_code)
         if ok:
             return True
+        if frame.f_code.co_filename.startswith(side):
+            return False
         frame = frame.f_back
     return False
+
+
+def _snakemake_side() -> tuple[str, ...]:
+    """File name prefixes of Snakemake, its plugin packages and this project's plugins."""
+    ours = os.path.dirname(_OWN_DIR.rstrip(os.sep)) + os.sep
+    snakemake = sys.modules.get("snakemake")
+    where = getattr(snakemake, "__file__", None)
+    if not where:
+        return (ours,)
+    # ".../site-packages/snakemake" also prefixes snakemake_interface_*, snakemake_*_plugin_*.
+    return (os.path.dirname(os.path.dirname(where)) + os.sep + "snakemake", ours)
 
 
 def _install_open_hook(trace: ProcessTrace) -> None:

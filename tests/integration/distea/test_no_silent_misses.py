@@ -1,0 +1,170 @@
+"""Issue 15, parts 1-3, for real: a sensor QC workflow run by Snakemake with the default tracer.
+
+* Functions reached through references taken before tracing (a dispatch dict, a callback list,
+  ``functools.partial``, a decorator's closure) are recorded, and the default tracer answers
+  every function query as the settrace tracer (which sees every call) does.
+* Snakemake's own process is traced: a helper called by a ``params:`` lambda, an input
+  function's helper and a parse-time helper impact the jobs they computed for, and a real
+  re-run after changing such a helper changes nothing outside the answer.
+* ``snakemake.params.get("decimals", 3)`` is recorded as reading ``decimals``.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from distea import Change, analyse
+
+REPO = Path(__file__).resolve().parents[3]
+SUBJECT = Path(__file__).resolve().parent / "sensorqc"
+QC = {s: f"qc[qc/{s}.json]" for s in ("S1", "S2", "S3")}
+ALL_JOBS = {*QC.values(), "report[report.txt]", "all[]"}
+
+
+def _run(workdir: Path, mode: "str | None") -> Path:
+    traces = workdir / "traces"
+    env = {**os.environ, "DISTEA_TRACE": str(traces)}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "plugins"), str(workdir)])
+    env.pop("DISTEA_TRACE_MODE", None)
+    env.pop("DISTEA_DIGESTS", None)
+    if mode:
+        env["DISTEA_TRACE_MODE"] = mode
+    cmd = [
+        sys.executable, "-m", "snakemake", "--executor", "local", "-j", "2", "--nocolor",
+        "--logger", "distea", "--logger-distea-dir", str(traces),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return traces
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The same workflow traced by the default tracer and by settrace (a real run each)."""
+    out = {}
+    for mode in ("default", "settrace"):
+        workdir = tmp_path_factory.mktemp(mode) / "wf"
+        shutil.copytree(SUBJECT, workdir)
+        out[mode] = _run(workdir, None if mode == "default" else mode)
+    return out
+
+
+def _jobs(traces: Path, change: str) -> set[str]:
+    return {j.name for j in analyse(traces, [Change.parse(change)]).jobs}
+
+
+def _records(traces: Path, prefix: str) -> list[dict]:
+    return [
+        json.loads(line)
+        for path in sorted(traces.glob(f"{prefix}-*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
+
+
+def _functions_by_job(traces: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in traces.glob("script-*.jsonl"):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        job = records[0]["job"]
+        found[job] = {r["f"] for r in records if r["k"] == "fn"}
+    return found
+
+
+@pytest.mark.integration
+def test_references_taken_before_tracing_are_recorded(runs):
+    """Issue 15: EXTRACTORS dict, callbacks, partial and decorator closures were invisible to the
+    3.11 default tracer; f_range (also called directly by S3) missed the S1 job, silently."""
+    seen = _functions_by_job(runs["default"])
+    assert "qclib.features.f_range" in seen[QC["S1"]]  # via EXTRACTORS["range"]
+    assert "qclib.features.f_scaled" in seen[QC["S1"]]  # via functools.partial
+    assert "qclib.features.f_mean" in seen[QC["S2"]]  # via EXTRACTORS["mean"] and SUMMARIES
+    for job in QC.values():  # the function inside the decorator's closure
+        assert "qclib.features.f_clip" in seen[job]
+    downstream = {"report[report.txt]", "all[]"}
+    assert _jobs(runs["default"], "func:qclib.features.f_range") == {
+        QC["S1"],
+        QC["S3"],
+        *downstream,
+    }
+    assert _jobs(runs["default"], "func:qclib.features.f_scaled") == {
+        QC["S1"],
+        QC["S3"],
+        *downstream,
+    }
+    assert _jobs(runs["default"], "func:qclib.features.f_mean") == {QC["S2"], *downstream}
+    assert _jobs(runs["default"], "func:qclib.features.f_clip") == ALL_JOBS
+
+
+@pytest.mark.integration
+def test_default_tracer_answers_every_function_query_as_settrace(runs):
+    """Differential over every function settrace saw (not hand-picked): same impacted jobs."""
+    names = {
+        r["f"]
+        for prefix in ("script", "dag")
+        for r in _records(runs["settrace"], prefix)
+        if r["k"] == "fn" and not r["f"].split(".")[-1].startswith("<")
+    }
+    assert len(names) >= 12, names
+    for name in sorted(names):
+        change = f"func:{name}"
+        assert _jobs(runs["default"], change) == _jobs(runs["settrace"], change), name
+
+
+@pytest.mark.integration
+def test_snakefile_level_helpers_impact_the_jobs_they_computed(runs):
+    """Issue 15: ``params: clip=lambda wc: settings.clip_for(wc.s)`` was answered "never ran"."""
+    traces = runs["default"]
+    result = analyse(traces, [Change.parse("func:settings.clip_for")])
+    assert not [w for w in result.warnings if "never ran" in w], result.warnings
+    assert {j.name for j in result.jobs} >= ALL_JOBS - {"all[]"}
+    ran_for = {(f.name, f.context) for f in result.functions}
+    assert {("settings.clip_for", job) for job in QC.values()} <= ran_for
+    # An input function's helper, and a helper run while the Snakefile is read (the sample list).
+    assert _jobs(traces, "func:settings.raw_path") >= set(QC.values())
+    assert _jobs(traces, "func:settings.samples") == ALL_JOBS
+    dag = _records(traces, "dag")
+    contexts = {r["job"] for r in dag if r["k"] == "ctx"}
+    assert set(QC.values()) <= contexts
+    assert not any(r["k"] == "open" and r["p"] == "Snakefile" for r in dag)
+
+
+@pytest.mark.integration
+def test_changing_a_snakefile_helper_changes_only_predicted_outputs(runs, tmp_path):
+    """Ground truth by re-running: a changed ``_limits`` (behind an lru_cache, so it runs once,
+    for the first qc job) changes outputs, all of them inside DISTEA's answer."""
+    base = runs["default"]
+    predicted = {o.name for o in analyse(base, [Change.parse("func:settings._limits")]).outputs}
+    mutant = tmp_path / "wf"
+    shutil.copytree(SUBJECT, mutant)
+    settings = mutant / "settings.py"
+    text = settings.read_text()
+    settings.write_text(text.replace('{"S1": 5.0, "S2": 7.5}', '{"S1": 4.0, "S2": 6.0}'))
+    _run(mutant, None)
+    hashes = {
+        label: {
+            str(p.relative_to(workdir)): p.read_bytes()
+            for p in [*workdir.glob("qc/*.json"), workdir / "report.txt"]
+        }
+        for label, workdir in (("base", base.parent), ("mutant", mutant))
+    }
+    changed = {p for p in hashes["base"] if hashes["base"][p] != hashes["mutant"][p]}
+    assert {"qc/S1.json", "qc/S2.json", "report.txt"} <= changed  # the mutant really bites
+    assert changed <= predicted
+
+
+@pytest.mark.integration
+def test_params_get_is_recorded_by_key(runs):
+    """Issue 15: ``snakemake.params.get("decimals", 3)`` was recorded as a parameter ``get``."""
+    traces = runs["default"]
+    params = {(r["n"], r["job"]) for r in _records(traces, "script") if r["k"] == "param"}
+    assert ("decimals", "report[report.txt]") in params
+    assert not any(name == "get" for name, _ in params)
+    assert ("clip", QC["S1"]) in params
+    result = analyse(traces, [Change.parse("param:report.decimals")])
+    assert "report[report.txt]" in {j.name for j in result.jobs}
+    assert not [w for w in result.warnings if "no job read" in w], result.warnings
