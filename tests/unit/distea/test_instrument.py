@@ -1,0 +1,198 @@
+"""Code-level instrumentation (the 3.11 default tracer), in process, on generated programs.
+
+Differential: a generated module whose functions reach each other in every way a reference
+can be held (direct calls, a dispatch dict, ``functools.partial``, a decorator's closure, a
+lambda, a nested function, a method, a generator, a callback list) runs once as compiled by
+Python under ``sys.setprofile`` (which sees every call) and once instrumented. The
+instrumented run must record exactly the functions the profiler saw called, under the
+qualnames CPython gives them, and compute the same result.
+"""
+
+import sys
+import textwrap
+from types import CodeType
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from distea import _instrument
+
+STYLES = ("direct", "table", "partial", "decorated", "lambda", "nested", "method", "gen", "cb")
+
+
+def _program(calls: list[list[tuple[int, str]]]) -> str:
+    """Functions f0..fN; fi calls fj (j > i) in the given styles; references taken up front."""
+    n = len(calls)
+    lines = ["import functools", "", "def deco(fn):", "    @functools.wraps(fn)"]
+    lines += ["    def wrapper(*a, **k):", "        return fn(*a, **k)", "    return wrapper", ""]
+    for i, targets in enumerate(calls):
+        lines.append("@deco" if i % 3 == 2 else "")
+        lines.append(f"def f{i}(x):")
+        lines.append(f'    """f{i}"""')
+        lines.append(f"    total = x + {i}")
+        for j, style in targets:
+            call = {
+                "direct": f"f{j}(x)",
+                "table": f'TABLE["f{j}"](x)',
+                "partial": f"P{j}()",
+                "decorated": f"D{j}(x)",
+                "lambda": f"L{j}(x)",
+                "method": f"C().m{j}(x)",
+                "gen": f"sum(G{j}(x))",
+                "cb": f"sum(cb(x) for cb in CALLBACKS[{j}])",
+                "nested": "inner(x)",
+            }[style]
+            if style == "nested":
+                lines += ["    def inner(y):", f"        return f{j}(y) + 1"]
+            lines.append(f"    total += {call}")
+        lines += ["    return total", ""]
+    for j in range(n):
+        lines.append(f"P{j} = functools.partial(f{j}, 1)")
+        lines.append(f"D{j} = deco(f{j})")
+        lines.append(f"L{j} = lambda x: f{j}(x) * 2")
+        lines.append(f"def G{j}(x):\n    yield f{j}(x)\n    yield 1")
+    lines.append("TABLE = {" + ", ".join(f'"f{j}": f{j}' for j in range(n)) + "}")
+    lines.append("CALLBACKS = {" + ", ".join(f"{j}: [f{j}, L{j}]" for j in range(n)) + "}")
+    lines.append("class C:")
+    for j in range(n):
+        lines += [f"    def m{j}(self, x):", f"        return f{j}(x)"]
+    if not n:
+        lines.append("    pass")
+    return "\n".join(lines) + "\n"
+
+
+class _Clock:
+    clock = 0
+
+
+def _recorder() -> dict[str, Any]:
+    epoch: dict[str, list[int]] = {}
+    trace = _Clock()
+
+    def first(key: str) -> list[int]:
+        trace.clock += 1
+        span = epoch[key] = [trace.clock, trace.clock]
+        return span
+
+    def value(key: str, result: Any) -> Any:
+        (epoch.get(key) or first(key))[1] = trace.clock
+        return result
+
+    return {
+        _instrument.EPOCH: epoch,
+        _instrument.FIRST: first,
+        _instrument.TRACE: trace,
+        _instrument.VALUE: value,
+    }
+
+
+def _profiled(source: str) -> tuple[Any, set[str]]:
+    namespace: dict[str, Any] = {"__name__": "gen"}
+    exec(compile(source, "<gen>", "exec"), namespace)
+    seen: set[str] = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        code: CodeType = frame.f_code
+        if event == "call" and code.co_filename == "<gen>":
+            if not code.co_name.startswith("<") or code.co_name == "<lambda>":
+                seen.add("gen." + code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        result = namespace["f0"](1)
+    finally:
+        sys.setprofile(None)
+    return result, seen
+
+
+def _instrumented(source: str) -> tuple[Any, dict[str, list[int]]]:
+    namespace: dict[str, Any] = {"__name__": "gen", **_recorder()}
+    exec(_instrument.compile_instrumented(source, "<gen>", "gen"), namespace)
+    epoch = namespace[_instrument.EPOCH]
+    epoch.clear()  # module-level code (decorating) ran at import; only the call counts
+    return namespace["f0"](1), epoch
+
+
+_CALLS = st.integers(min_value=1, max_value=6).flatmap(
+    lambda n: st.tuples(
+        *[
+            st.lists(
+                st.tuples(st.integers(min_value=i + 1, max_value=n - 1), st.sampled_from(STYLES)),
+                max_size=3,
+            )
+            if i < n - 1
+            else st.just([])
+            for i in range(n)
+        ]
+    )
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(calls=_CALLS)
+def test_every_call_is_recorded_however_reached(calls):
+    source = _program([list(c) for c in calls])
+    expected, called = _profiled(source)
+    got, epoch = _instrumented(source)
+    assert got == expected
+    assert set(epoch) == called
+    assert all(first <= last for first, last in epoch.values())
+
+
+def test_references_taken_before_instrumenting_existing_functions():
+    """Functions that exist before tracing get recording code objects in place (__code__), so a
+    dispatch table, a partial or a closure built earlier reaches the recording code."""
+    source = textwrap.dedent(
+        """
+        import functools
+        def f(x):
+            return x + 1
+        TABLE = {"f": f}
+        P = functools.partial(f, 2)
+        def outer():
+            def inner():
+                return f(3)
+            return inner
+        CLOSURE = outer()
+        """
+    )
+    namespace: dict[str, Any] = {"__name__": "mod", **_recorder()}
+    exec(compile(source, "/wf/mod.py", "exec"), namespace)
+    table = _instrument.code_table(
+        _instrument.compile_instrumented(source, "/wf/mod.py", "mod")
+    )
+    for obj in (namespace["f"], namespace["CLOSURE"]):
+        code = obj.__code__
+        obj.__code__ = table[(code.co_qualname, code.co_firstlineno)]
+    epoch = namespace[_instrument.EPOCH]
+    assert namespace["TABLE"]["f"](1) == 2 and namespace["P"]() == 3
+    assert set(epoch) == {"mod.f"}
+    assert namespace["CLOSURE"]() == 4
+    assert set(epoch) == {"mod.f", "mod.outer.<locals>.inner"}
+
+
+def test_docstrings_line_numbers_and_signatures_are_kept():
+    source = 'def f(a, b=2, *c, d, **e):\n    """doc"""\n    return 1 / a\n'
+    namespace: dict[str, Any] = {"__name__": "m", **_recorder()}
+    exec(_instrument.compile_instrumented(source, "/wf/m.py", "m"), namespace)
+    f = namespace["f"]
+    assert f.__doc__ == "doc"
+    assert f.__code__.co_varnames[:5] == ("a", "b", "d", "c", "e")
+    try:
+        f(0, d=1)
+    except ZeroDivisionError as e:
+        assert e.__traceback__ is not None
+        assert e.__traceback__.tb_next.tb_lineno == 3  # the line of `return 1 / a`
+    epoch = namespace[_instrument.EPOCH]
+    assert epoch["m.f"][1] >= epoch["m.f"][0]  # a raise counts as a return
+
+
+def test_module_body_recorded_after_future_imports():
+    source = '"""doc"""\nfrom __future__ import annotations\nX = 1\n'
+    tree, keys = _instrument.instrument(source, "Snakefile", "Snakefile", "Snakefile.<module>")
+    assert keys == ["Snakefile.<module>"]
+    namespace: dict[str, Any] = {**_recorder()}
+    exec(compile(tree, "Snakefile", "exec"), namespace)
+    assert set(namespace[_instrument.EPOCH]) == {"Snakefile.<module>"}
+    assert namespace["__doc__"] == "doc"
