@@ -159,9 +159,7 @@ def test_references_taken_before_instrumenting_existing_functions():
     )
     namespace: dict[str, Any] = {"__name__": "mod", **_recorder()}
     exec(compile(source, "/wf/mod.py", "exec"), namespace)
-    table = _instrument.code_table(
-        _instrument.compile_instrumented(source, "/wf/mod.py", "mod")
-    )
+    table = _instrument.code_table(_instrument.compile_instrumented(source, "/wf/mod.py", "mod"))
     for obj in (namespace["f"], namespace["CLOSURE"]):
         code = obj.__code__
         obj.__code__ = table[(code.co_qualname, code.co_firstlineno)]
