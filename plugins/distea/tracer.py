@@ -259,8 +259,11 @@ class ProcessTrace:
         self._functions_on = True
         self.mode = self._choose_mode()
         if self.mode == "monitoring":
-            self._start_monitoring()
-            return
+            try:
+                self._start_monitoring()
+                return
+            except ValueError:  # the profiler slot is taken (a profiler, coverage): instrument
+                self.mode = "instrument"
         if self.mode == "instrument":
             self._start_instrumenting()
             return
