@@ -52,8 +52,9 @@ class Process:
     params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
     templates: list[tuple[str, int]] = field(default_factory=list)
     digests: list[tuple[str, str, int, str]] = field(default_factory=list)
-    contexts: list[tuple[str, int, int, int]] = field(default_factory=list)
-    """Snakemake's process: (job, start, end, feed) of each computation done for a job."""
+    contexts: list[tuple[str, int, int, int, bool]] = field(default_factory=list)
+    """Snakemake's process: (job, start, end, feed, feeds the job's end) of each computation
+    done for a job."""
     end: Optional[int] = None
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -192,8 +192,13 @@ def build_order(trace: Trace) -> Order:
     # the code they call) feeds that job's start. Contexts of jobs that never ran (candidates,
     # up-to-date jobs) lead nowhere.
     for name, proc in procs.items():
-        for key, _, _, feed in proc.contexts:
-            if key in jobs:
+        for key, _, _, feed, to_end in proc.contexts:
+            if key not in jobs:
+                continue
+            if to_end:
+                why = f"the run: code of {key} ran in {name}"
+                edges.append((name, feed, f"job:{key}#end", 0, why))
+            else:
                 why = f"workflow code in {name} computed the input/params of {key}"
                 edges.append((name, feed, f"job:{key}#start", 0, why))
 

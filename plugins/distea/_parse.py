@@ -190,7 +190,8 @@ def _read_process(
                 proc.end = int(r["c"])
             elif kind == "ctx":
                 a, b = r["c"]
-                proc.contexts.append((str(r["job"]), int(a), int(b), int(r["f"])))
+                to_end = r.get("to") == "end"
+                proc.contexts.append((str(r["job"]), int(a), int(b), int(r["f"]), to_end))
             else:
                 count -= 1
                 trace.warnings.append(f"{path}:{number}: record kind {kind!r} ignored here")

@@ -227,7 +227,7 @@ def _requests(proc: Process) -> tuple[np.ndarray, np.ndarray, list[str]]:
     cached = proc.__dict__.get("_contexts")
     if cached is None:
         if proc.contexts:
-            spans = sorted((a, b, job) for job, a, b, _ in proc.contexts)
+            spans = sorted((a, b, job) for job, a, b, _, _ in proc.contexts)
             starts = [a for a, _, _ in spans]
             ends = [b for _, b, _ in spans]
             jobs = [job for _, _, job in spans]

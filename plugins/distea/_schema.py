@@ -15,7 +15,8 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``end``    ``c`` the process's final clock (written when it dumped its records)
 ``ctx``    (v2) Snakemake's own process computed ``job``'s input/params/resources between
            clocks ``c`` [start, end] (functions in between ran for it); ``f``: the clock from
-           which this process's history fed the job's start
+           which this process's history fed the job's start (its end with ``"to": "end"``:
+           the job's ``run:`` code ran there)
 ``job``    logger: ``id``, ``rule``, ``wildcards``, ``input``/``output`` [[path, hash]], ``t``
 ``done``   logger: ``id``, ``output`` [[path, hash]], ``t``
 ``fail``   logger: ``id``, ``t``

@@ -13,7 +13,11 @@ Hooks, all guarded (a Snakemake without them is traced partially, with a one-lin
 
 * ``snakemake.workflow.compile``: the Snakefile (and included files) compile with recording
   function bodies and a recorded ``<module>`` body;
-* ``snakemake.jobs.Job``: the methods and properties above, wrapped to open a context.
+* ``snakemake.jobs.Job``: the methods and properties above, wrapped to open a context;
+* ``snakemake.executors.local.run_wrapper``: a job's rule code run in this process (the
+  generated function behind ``script:``/``shell:``, or ``run:`` with ``--executor local``
+  threads) is a context feeding that job's *end*. (``run:`` jobs that the local executor
+  spawns into a subprocess are not traced there: their code runs untraced.)
 """
 
 import functools
@@ -64,6 +68,27 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
 
     workflow_module.compile = compile_snakefile  # type: ignore[attr-defined]
 
+    try:
+        import snakemake.executors.local as local
+    except ImportError:
+        local = None  # type: ignore[assignment]
+    run_wrapper = getattr(local, "run_wrapper", None)
+    if run_wrapper is None:
+        missing.append("snakemake.executors.local.run_wrapper")
+    else:
+
+        @functools.wraps(run_wrapper)
+        def run_in_context(job_rule: Any, input: Any, output: Any, params: Any, wildcards: Any,
+                           *args: Any, **kwargs: Any) -> Any:  # fmt: skip
+            token = trace.begin_context()
+            try:
+                return run_wrapper(job_rule, input, output, params, wildcards, *args, **kwargs)
+            finally:
+                key = _run_key(job_rule, wildcards, output)
+                trace.end_context(token, key, to_end=True)
+
+        local.run_wrapper = run_in_context  # type: ignore[union-attr]
+
     init = Job.__dict__.get("__init__")
     if init is None:
         missing.append("Job.__init__")
@@ -71,11 +96,11 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
 
         @functools.wraps(init)
         def job_init(self: Any, *args: Any, **kwargs: Any) -> None:
-            start = trace.begin_context()
+            token = trace.begin_context()
             try:
                 init(self, *args, **kwargs)
             finally:
-                trace.end_context(start, _key(self))
+                trace.end_context(token, _key(self))
 
         Job.__init__ = job_init  # type: ignore[method-assign]
     for name in _JOB_METHODS:
@@ -96,13 +121,21 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
 def _in_context(trace: "tracer.ProcessTrace", method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        start = trace.begin_context()
+        token = trace.begin_context()
         try:
             return method(self, *args, **kwargs)
         finally:
-            trace.end_context(start, _key(self))
+            trace.end_context(token, _key(self))
 
     return wrapper
+
+
+def _run_key(rule: Any, wildcards: Any, output: Any) -> Optional[str]:
+    """The DISTEA key of the job whose rule code ``run_wrapper`` ran."""
+    try:
+        return job_key(rule.name, dict(wildcards.items()), [str(o) for o in output])
+    except Exception:
+        return None
 
 
 def _key(job: Any) -> Optional[str]:

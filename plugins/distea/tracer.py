@@ -104,8 +104,10 @@ class ProcessTrace:
         self._functions_on = False
         self.workflow_code_reads_only = bool(extra.pop("workflow_code_reads_only", False))
         """Record a file read only when workflow code is on the stack (Snakemake's process)."""
-        self._context_depth = 0
+        self._in_context = threading.local()
         self._outside = 0
+        self._code_epochs = 0
+        """Epochs closed with workflow code in them (a context ran code if this grew)."""
         path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
@@ -120,6 +122,7 @@ class ProcessTrace:
         self.clock += 1
         if self._epoch:
             # The epoch dict stays the same object: instrumented code holds it (via builtins).
+            self._code_epochs += 1
             self._closed.append(self._epoch.copy())
             self._epoch.clear()
         return self.clock
@@ -156,37 +159,46 @@ class ProcessTrace:
             self._write({"k": "param", "n": name, "c": self.clock, "job": job})
 
     # ------------------------------------------------------------------ job contexts
-    def begin_context(self) -> Optional[int]:
+    def begin_context(self) -> Optional[tuple[int, int]]:
         """Snakemake's process starts computing something for one job (its input, params...).
 
-        Returns the context's start clock (None inside another context: the outer one owns
-        what runs). The clock ticks, so function records of the context are its own.
+        Returns a token for :meth:`end_context` (None inside another context of this thread:
+        the outer one owns what runs). The clock ticks, so the context's function records are
+        its own (unless another thread runs workflow code at the same time).
         """
+        depth = getattr(self._in_context, "depth", 0)
+        self._in_context.depth = depth + 1
+        if depth:
+            return None
         with self._lock:
-            self._context_depth += 1
-            if self._context_depth > 1:
-                return None
             if self._epoch:  # workflow code ran outside any job context since the last one
                 self._outside = self.clock
-            return self._tick_epoch()
+            return self._tick_epoch(), self._code_epochs
 
-    def end_context(self, start: Optional[int], job: Optional[str]) -> None:
+    def end_context(
+        self, token: Optional[tuple[int, int]], job: Optional[str], to_end: bool = False
+    ) -> None:
         """Close a context; a ``ctx`` record says which job it served and what fed that job.
 
         ``f`` (feed) is the clock from which the process's history flows into the job: the
-        end of the context when workflow code ran in it (that code may have read any state the
-        process built before), else the last clock at which workflow code ran outside any job
-        context (what a context without code depends on: the Snakefile's top level, config).
+        end of the context when workflow code ran during it (that code may have read any
+        state the process built before), else the last clock at which workflow code ran
+        outside any job context (what a context without code depends on: the Snakefile's
+        top level, config). Normally the feed reaches the job's start (its input and params);
+        with ``to_end`` (the job's ``run:`` code itself ran here) its end.
         """
+        self._in_context.depth -= 1
+        if token is None:
+            return
+        start, code_epochs = token
         with self._lock:
-            self._context_depth -= 1
-            if start is None:
-                return
-            ran = bool(self._epoch)
             end = self._tick_epoch()
             if job is not None:
-                feed = end if ran else self._outside
-                self._write({"k": "ctx", "job": job, "c": [start, end], "f": feed})
+                feed = end if self._code_epochs > code_epochs else self._outside
+                record = {"k": "ctx", "job": job, "c": [start, end], "f": feed}
+                if to_end:
+                    record["to"] = "end"
+                self._write(record)
 
     def note_open(self, path: str) -> None:
         """First read of a data file in this process (file write -> read edges land here)."""
@@ -523,7 +535,9 @@ class ProcessTrace:
             for epoch in epochs:
                 for code, (first, last) in epoch.items():
                     name = self._names.get(code) or code  # instrumented code: keyed by name
-                    self._write({"k": "fn", "f": name, "c": [first, last]})
+                    # Two threads returning at once can store an older clock last: a return
+                    # is never before the first entry.
+                    self._write({"k": "fn", "f": name, "c": [first, max(first, last)]})
             for (code, job), (count, digest) in self._digest.items():
                 name = self._names[code]
                 self._write(
