@@ -108,6 +108,8 @@ class ProcessTrace:
         self._outside = 0
         self._code_epochs = 0
         """Epochs closed with workflow code in them (a context ran code if this grew)."""
+        self._fed: dict[tuple[str, bool], int] = {}
+        """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
         path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
@@ -194,7 +196,11 @@ class ProcessTrace:
         with self._lock:
             end = self._tick_epoch()
             if job is not None:
-                feed = end if self._code_epochs > code_epochs else self._outside
+                ran = self._code_epochs > code_epochs
+                feed = end if ran else self._outside
+                if not ran and self._fed.get((job, to_end), -1) >= feed:
+                    return  # nothing to attribute, and a later feed was already written
+                self._fed[(job, to_end)] = max(feed, self._fed.get((job, to_end), -1))
                 record = {"k": "ctx", "job": job, "c": [start, end], "f": feed}
                 if to_end:
                     record["to"] = "end"
