@@ -174,6 +174,13 @@ def instrument(
     return tree, rewriter.keys
 
 
+def instrument_tree(tree: ast.Module, module: str) -> ast.Module:
+    """Rewrite the functions of an already parsed module (see :func:`instrument`)."""
+    tree = _Rewriter(module).visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree
+
+
 def compile_instrumented(
     source: "str | bytes", filename: str, module: str, body: Optional[str] = None
 ) -> CodeType:

@@ -26,18 +26,19 @@ QC = {s: f"qc[qc/{s}.json]" for s in ("S1", "S2", "S3")}
 ALL_JOBS = {*QC.values(), "report[report.txt]", "all[]"}
 
 
-def _run(workdir: Path, mode: "str | None") -> Path:
+def _run(workdir: Path, mode: "str | None", traced: bool = True) -> Path:
     traces = workdir / "traces"
     env = {**os.environ, "DISTEA_TRACE": str(traces)}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "plugins"), str(workdir)])
-    env.pop("DISTEA_TRACE_MODE", None)
-    env.pop("DISTEA_DIGESTS", None)
+    for name in ("DISTEA_TRACE_MODE", "DISTEA_DIGESTS", "DISTEA_TRACE_ROOT"):
+        env.pop(name, None)
     if mode:
         env["DISTEA_TRACE_MODE"] = mode
-    cmd = [
-        sys.executable, "-m", "snakemake", "--executor", "local", "-j", "2", "--nocolor",
-        "--logger", "distea", "--logger-distea-dir", str(traces),
-    ]  # fmt: skip
+    cmd = [sys.executable, "-m", "snakemake", "--executor", "local", "-j", "2", "--nocolor"]
+    if traced:
+        cmd += ["--logger", "distea", "--logger-distea-dir", str(traces)]
+    else:
+        env.pop("DISTEA_TRACE")
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return traces
@@ -45,13 +46,28 @@ def _run(workdir: Path, mode: "str | None") -> Path:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The same workflow traced by the default tracer and by settrace (a real run each)."""
+    """The same workflow traced by the default tracer, by settrace, and not traced at all."""
     out = {}
-    for mode in ("default", "settrace"):
+    for mode in ("default", "settrace", "untraced"):
         workdir = tmp_path_factory.mktemp(mode) / "wf"
         shutil.copytree(SUBJECT, workdir)
-        out[mode] = _run(workdir, None if mode == "default" else mode)
+        out[mode] = _run(workdir, "settrace" if mode == "settrace" else None, mode != "untraced")
     return out
+
+
+def _outputs(workdir: Path) -> dict[str, bytes]:
+    files = [*workdir.glob("qc/*.json"), workdir / "report.txt"]
+    return {str(p.relative_to(workdir)): p.read_bytes() for p in files}
+
+
+@pytest.mark.integration
+def test_traced_runs_compute_what_an_untraced_run_computes(runs):
+    """Sameness first: tracing (and running the rest of a script instrumented) changes nothing."""
+    plain = _outputs(runs["untraced"].parent)
+    assert len(plain) == 4
+    assert _outputs(runs["default"].parent) == plain
+    assert _outputs(runs["settrace"].parent) == plain
+    assert not runs["untraced"].exists()
 
 
 def _jobs(traces: Path, change: str) -> set[str]:
@@ -85,6 +101,11 @@ def test_references_taken_before_tracing_are_recorded(runs):
     assert "qclib.features.f_mean" in seen[QC["S2"]]  # via EXTRACTORS["mean"] and SUMMARIES
     for job in QC.values():  # the function inside the decorator's closure
         assert "qclib.features.f_clip" in seen[job]
+    # The script's own functions, one reached through a local dispatch dict.
+    assert {"scripts.qc.spread", "scripts.qc.centred"} <= seen[QC["S2"]]
+    local = analyse(runs["default"], [Change.parse("func:scripts.qc.spread")])
+    assert {j.name for j in local.jobs} == {QC["S2"], "report[report.txt]", "all[]"}
+    assert not [w for w in local.warnings if "not traced individually" in w], local.warnings
     downstream = {"report[report.txt]", "all[]"}
     assert _jobs(runs["default"], "func:qclib.features.f_range") == {
         QC["S1"],
@@ -145,13 +166,7 @@ def test_changing_a_snakefile_helper_changes_only_predicted_outputs(runs, tmp_pa
     text = settings.read_text()
     settings.write_text(text.replace('{"S1": 5.0, "S2": 7.5}', '{"S1": 4.0, "S2": 6.0}'))
     _run(mutant, None)
-    hashes = {
-        label: {
-            str(p.relative_to(workdir)): p.read_bytes()
-            for p in [*workdir.glob("qc/*.json"), workdir / "report.txt"]
-        }
-        for label, workdir in (("base", base.parent), ("mutant", mutant))
-    }
+    hashes = {"base": _outputs(base.parent), "mutant": _outputs(mutant)}
     changed = {p for p in hashes["base"] if hashes["base"][p] != hashes["mutant"][p]}
     assert {"qc/S1.json", "qc/S2.json", "report.txt"} <= changed  # the mutant really bites
     assert changed <= predicted

@@ -7,6 +7,18 @@ import json
 
 from qclib import features
 
+
+def centred(xs):
+    middle = sum(xs) / len(xs)
+    return [x - middle for x in xs]
+
+
+def spread(xs):
+    return max(xs) - min(xs)
+
+
+LOCAL = {"spread": spread}
+
 with open(snakemake.input[0]) as f:
     xs = [float(row["value"]) for row in csv.DictReader(f)]
 kind = snakemake.params.kind
@@ -17,5 +29,6 @@ elif kind == "range":
     out = {"range": features.extract("range", xs), "half": features.half(xs)}
 else:
     out = {"mean": features.extract("mean", xs), "summary": features.summarise(xs)}
+    out["spread"] = LOCAL["spread"](centred(xs))
 with open(snakemake.output[0], "w") as f:
     json.dump(out, f, sort_keys=True)
