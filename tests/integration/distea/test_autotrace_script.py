@@ -62,7 +62,7 @@ import distea.autotrace  # noqa
 def f(x: NotDefinedAnywhere) -> AlsoNot:
     return x
 
-print(f.__annotations__)
+print(f(1), f.__annotations__)
 """
 GUARDED = """try:
     import distea.autotrace  # noqa
