@@ -108,6 +108,7 @@ class ProcessTrace:
         self._outside = 0
         self._code_epochs = 0
         """Epochs closed with workflow code in them (a context ran code if this grew)."""
+        self._instrumented_files: set[str] = set()
         self._fed: dict[tuple[str, bool], int] = {}
         """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
         path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
@@ -364,7 +365,7 @@ class ProcessTrace:
             setattr(builtins, name, obj)
         self._finder = _InstrumentingFinder(self)
         sys.meta_path.insert(0, self._finder)
-        self._instrument_loaded()
+        self.instrument_loaded()
         frame: Optional[FrameType] = sys._getframe(2)
         self._bodies: list[Any] = []
         while frame is not None:
@@ -403,6 +404,7 @@ class ProcessTrace:
         if getattr(self, "mode", "") != "instrument" or not self.wanted_file(filename):
             return compile(source, filename, "exec", dont_inherit=True)
         module = self.module_name(filename)
+        self._instrumented_files.add(os.path.abspath(filename))
         try:
             return _instrument.compile_instrumented(
                 source, filename, module, f"{module}.<module>" if body else None
@@ -410,17 +412,24 @@ class ProcessTrace:
         except (SyntaxError, ValueError):  # let compile() report it the usual way
             return compile(source, filename, "exec", dont_inherit=True)
 
-    def _instrument_loaded(self) -> None:
-        """Give functions that already exist (modules imported before tracing) recording code.
+    def instrument_loaded(self) -> None:
+        """Give functions that already exist recording code: those of workflow modules imported
+        before tracing started, or loaded around the import system since (a sticky templates
+        file). Instrument mode only; modules compiled instrumented are skipped.
 
         Replacing ``__code__`` changes the function objects themselves, so references taken
         earlier (dispatch tables, callbacks, partials, decorators' closures) record too.
         """
+        if getattr(self, "mode", "") != "instrument":
+            return
         tables: dict[str, dict[tuple[str, int], CodeType]] = {}
         for module in list(sys.modules.values()):
             filename = getattr(module, "__file__", None)
             if not filename or not filename.endswith(".py") or not self.wanted_file(filename):
                 continue
+            if os.path.abspath(filename) in self._instrumented_files:
+                continue
+            self._instrumented_files.add(os.path.abspath(filename))
             try:
                 with open(filename, "rb") as f:
                     source = f.read()

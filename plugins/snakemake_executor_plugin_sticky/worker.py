@@ -174,6 +174,8 @@ class Worker:
                     spans.enter_context(trace.span(inv.templates_file))
                 spans.enter_context(trace.span(inv.script_path))
             done = self.run(inv)
+        if building:  # DISTEA: the templates file's functions record from now on
+            trace.instrument_loaded()
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)
