@@ -120,6 +120,32 @@ class _Rewriter(ast.NodeTransformer):
         self.scope.pop()
         return node
 
+    def _comprehension(self, node: Any, name: str, fields: tuple[str, ...]) -> Any:
+        # The first iterable is evaluated in the enclosing scope; the rest in the
+        # comprehension's own scope, whose qualname part has no ``<locals>``.
+        first = node.generators[0]
+        first.iter = self.visit(first.iter)
+        self.scope.append(name)
+        first.target = self.visit(first.target)
+        first.ifs = [self.visit(test) for test in first.ifs]
+        node.generators[1:] = [self.visit(g) for g in node.generators[1:]]
+        for field in fields:
+            setattr(node, field, self.visit(getattr(node, field)))
+        self.scope.pop()
+        return node
+
+    def visit_ListComp(self, node: ast.ListComp) -> Any:
+        return self._comprehension(node, "<listcomp>", ("elt",))
+
+    def visit_SetComp(self, node: ast.SetComp) -> Any:
+        return self._comprehension(node, "<setcomp>", ("elt",))
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        return self._comprehension(node, "<genexpr>", ("elt",))
+
+    def visit_DictComp(self, node: ast.DictComp) -> Any:
+        return self._comprehension(node, "<dictcomp>", ("key", "value"))
+
     def visit_Lambda(self, node: ast.Lambda) -> Any:
         key = self._key("<lambda>")
         node.args = self.visit(node.args)
@@ -189,17 +215,32 @@ def compile_instrumented(
     return compile(tree, filename, "exec", dont_inherit=True)
 
 
-def code_table(code: CodeType) -> dict[tuple[str, int], CodeType]:
-    """Every function code object nested in ``code``, by (qualname, first line)."""
-    table: dict[tuple[str, int], CodeType] = {}
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        for const in current.co_consts:
-            if isinstance(const, CodeType):
-                table.setdefault((const.co_qualname, const.co_firstlineno), const)
-                stack.append(const)
-    return table
+def _nested(code: CodeType) -> list[CodeType]:
+    """The code objects nested in ``code``, depth first, in the order the compiler made them."""
+    out: list[CodeType] = []
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            out.append(const)
+            out.extend(_nested(const))
+    return out
+
+
+def code_pairs(plain: CodeType, instrumented: CodeType) -> dict[CodeType, CodeType]:
+    """Each function code object of ``plain`` (a module compiled as Python does) -> its
+    instrumented counterpart, or nothing when the two do not line up.
+
+    Code objects compare by content, so a function object's ``__code__`` finds its
+    counterpart only if it was compiled from this very source (an edited file maps nothing),
+    and two lambdas on one line keep their own bodies.
+    """
+    before, after = _nested(plain), _nested(instrumented)
+    if len(before) != len(after) or any(
+        (a.co_qualname, a.co_firstlineno, a.co_freevars)
+        != (b.co_qualname, b.co_firstlineno, b.co_freevars)
+        for a, b in zip(before, after, strict=True)
+    ):
+        return {}
+    return dict(zip(before, after, strict=True))
 
 
 def module_name(relative_path: str) -> str:

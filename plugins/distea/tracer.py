@@ -422,7 +422,7 @@ class ProcessTrace:
         """
         if getattr(self, "mode", "") != "instrument":
             return
-        tables: dict[str, dict[tuple[str, int], CodeType]] = {}
+        pairs: dict[CodeType, CodeType] = {}
         for module in list(sys.modules.values()):
             filename = getattr(module, "__file__", None)
             if not filename or not filename.endswith(".py") or not self.wanted_file(filename):
@@ -433,26 +433,25 @@ class ProcessTrace:
             try:
                 with open(filename, "rb") as f:
                     source = f.read()
-                code = _instrument.compile_instrumented(
-                    source, filename, self.module_name(filename)
+                # The functions' code came from the module's own compilation: the same
+                # file name and flags give equal code objects to map from.
+                code_file = getattr(getattr(module, "__spec__", None), "origin", None) or filename
+                plain = compile(source, code_file, "exec", dont_inherit=True)
+                instrumented = _instrument.compile_instrumented(
+                    source, code_file, self.module_name(filename)
                 )
             except (OSError, SyntaxError, ValueError):
                 continue
-            tables[os.path.abspath(filename)] = _instrument.code_table(code)
-        if not tables:
+            pairs.update(_instrument.code_pairs(plain, instrumented))
+        if not pairs:
             return
         import gc
 
         for obj in gc.get_objects():
-            if type(obj) is not FunctionType:
-                continue
-            code = obj.__code__
-            table = tables.get(code.co_filename) or tables.get(os.path.abspath(code.co_filename))
-            if table is None:
-                continue
-            new = table.get((code.co_qualname, code.co_firstlineno))
-            if new is not None and new.co_freevars == code.co_freevars:
-                obj.__code__ = new
+            if type(obj) is FunctionType:
+                new = pairs.get(obj.__code__)
+                if new is not None:
+                    obj.__code__ = new
 
     @contextmanager
     def span(self, filename: str, qualname: str = "<module>") -> Iterator[None]:
@@ -537,14 +536,16 @@ class ProcessTrace:
             self._stop_functions()
             self.clock += 1
             # Functions still on a stack never return: EAS treats them as returned-into now.
-            frames = (
-                [] if getattr(self, "mode", "") == "instrument" else sys._current_frames().values()
-            )
-            for frame in frames:
+            instrumented = getattr(self, "mode", "") == "instrument"
+            for frame in sys._current_frames().values():
                 f: Optional[FrameType] = frame
                 while f is not None:
-                    if self._wanted.get(f.f_code):
-                        self._leave(f.f_code)
+                    code = f.f_code
+                    if instrumented and _instrument.EPOCH in code.co_names:
+                        # Recording code keyed by its report name (killed mid-call: SIGTERM).
+                        self._leave(f"{self.module_name(code.co_filename)}.{code.co_qualname}")
+                    elif not instrumented and self._wanted.get(code):
+                        self._leave(code)
                     f = f.f_back
             epochs = [*self._closed, self._epoch]
             for epoch in epochs:

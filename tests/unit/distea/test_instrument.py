@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 
 from distea import _instrument
 
-STYLES = ("direct", "table", "partial", "decorated", "lambda", "nested", "method", "gen", "cb")
+STYLES = (
+    *("direct", "table", "partial", "decorated", "lambda", "nested", "method", "gen", "cb"),
+    *("complambda", "dictcomp"),
+)
 
 
 def _program(calls: list[list[tuple[int, str]]]) -> str:
@@ -42,6 +45,8 @@ def _program(calls: list[list[tuple[int, str]]]) -> str:
                 "gen": f"sum(G{j}(x))",
                 "cb": f"sum(cb(x) for cb in CALLBACKS[{j}])",
                 "nested": "inner(x)",
+                "complambda": f"sum(g(x) for g in [lambda y: f{j}(y) for _ in range(1)])",
+                "dictcomp": f"sum({{k: (lambda: f{j}(x))() for k in [(lambda: 0)()]}}.values())",
             }[style]
             if style == "nested":
                 lines += ["    def inner(y):", f"        return f{j}(y) + 1"]
@@ -159,10 +164,12 @@ def test_references_taken_before_instrumenting_existing_functions():
     )
     namespace: dict[str, Any] = {"__name__": "mod", **_recorder()}
     exec(compile(source, "/wf/mod.py", "exec"), namespace)
-    table = _instrument.code_table(_instrument.compile_instrumented(source, "/wf/mod.py", "mod"))
+    pairs = _instrument.code_pairs(
+        compile(source, "/wf/mod.py", "exec"),
+        _instrument.compile_instrumented(source, "/wf/mod.py", "mod"),
+    )
     for obj in (namespace["f"], namespace["CLOSURE"]):
-        code = obj.__code__
-        obj.__code__ = table[(code.co_qualname, code.co_firstlineno)]
+        obj.__code__ = pairs[obj.__code__]
     epoch = namespace[_instrument.EPOCH]
     assert namespace["TABLE"]["f"](1) == 2 and namespace["P"]() == 3
     assert set(epoch) == {"mod.f"}
@@ -194,3 +201,28 @@ def test_module_body_recorded_after_future_imports():
     exec(compile(tree, "Snakefile", "exec"), namespace)
     assert set(namespace[_instrument.EPOCH]) == {"Snakefile.<module>"}
     assert namespace["__doc__"] == "doc"
+
+
+def test_code_pairs_keep_each_lambda_and_refuse_an_edited_file():
+    """Two lambdas on one line keep their own bodies; code compiled from another version of
+    the file finds no counterpart (it keeps running as it is)."""
+    source = "PAIR = (lambda: 1, lambda: 2)\n"
+    namespace: dict[str, Any] = {**_recorder()}
+    exec(compile(source, "/wf/m.py", "exec"), namespace)
+    pairs = _instrument.code_pairs(
+        compile(source, "/wf/m.py", "exec"),
+        _instrument.compile_instrumented(source, "/wf/m.py", "m"),
+    )
+    for fn in namespace["PAIR"]:
+        fn.__code__ = pairs[fn.__code__]
+    assert [fn() for fn in namespace["PAIR"]] == [1, 2]
+    assert set(namespace[_instrument.EPOCH]) == {"m.<lambda>"}
+    old: dict[str, Any] = {}
+    exec(compile(source, "/wf/m.py", "exec"), old)
+    edited = "PAIR = (lambda: 1, lambda: 3)\n"  # the file as it reads now
+    mapped = _instrument.code_pairs(
+        compile(edited, "/wf/m.py", "exec"),
+        _instrument.compile_instrumented(edited, "/wf/m.py", "m"),
+    )
+    assert old["PAIR"][1].__code__ not in mapped  # never swapped for the edited body
+    assert old["PAIR"][0].__code__ in mapped  # an unchanged body is the same code
