@@ -71,8 +71,10 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 class _Rewriter(ast.NodeTransformer):
     """Rewrites every function body, tracking qualnames the way the compiler does."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, keep: tuple[str, ...] = ()) -> None:
         self.module = module
+        self.keep = keep
+        """Prefixes of module-level functions left exactly as written (with their bodies)."""
         self.scope: list[str] = []
         """Qualname parts of the enclosing definitions; a function adds ``<locals>``."""
         self.keys: list[str] = []
@@ -83,6 +85,8 @@ class _Rewriter(ast.NodeTransformer):
         return key
 
     def _function(self, node: _Function) -> _Function:
+        if not self.scope and node.name.startswith(self.keep or ("\0",)):
+            return node
         key = self._key(node.name)
         # Decorators, defaults and annotations belong to the enclosing scope.
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
@@ -169,16 +173,21 @@ class _Rewriter(ast.NodeTransformer):
 
 
 def instrument(
-    source: "str | bytes", filename: str, module: str, body: Optional[str] = None
+    source: "str | bytes",
+    filename: str,
+    module: str,
+    body: Optional[str] = None,
+    keep: tuple[str, ...] = (),
 ) -> tuple[ast.Module, list[str]]:
     """The instrumented syntax tree of ``source`` and the keys of its functions.
 
     ``module`` is the report name of the file (``wflib.text``). With ``body`` (a key such as
     ``Snakefile.<module>``), the module body itself is recorded too, after any docstring and
-    ``from __future__`` imports.
+    ``from __future__`` imports. Module-level functions whose names start with one of
+    ``keep`` are left as written.
     """
     tree = ast.parse(source, filename, "exec")
-    rewriter = _Rewriter(module)
+    rewriter = _Rewriter(module, keep)
     tree = rewriter.visit(tree)
     if body is not None and tree.body:
         head: list[ast.stmt] = []
@@ -208,10 +217,14 @@ def instrument_tree(tree: ast.Module, module: str) -> ast.Module:
 
 
 def compile_instrumented(
-    source: "str | bytes", filename: str, module: str, body: Optional[str] = None
+    source: "str | bytes",
+    filename: str,
+    module: str,
+    body: Optional[str] = None,
+    keep: tuple[str, ...] = (),
 ) -> CodeType:
     """Compile ``source`` as :func:`instrument` rewrites it (same file name and line numbers)."""
-    tree, _ = instrument(source, filename, module, body)
+    tree, _ = instrument(source, filename, module, body, keep)
     return compile(tree, filename, "exec", dont_inherit=True)
 
 

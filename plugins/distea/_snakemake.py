@@ -63,7 +63,9 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
 
     def compile_snakefile(source: Any, filename: Any, mode: str, *args: Any, **kw: Any) -> Any:
         if mode == "exec" and not args and not kw and isinstance(filename, str):
-            return trace.compile(source, filename, body=True)
+            # The generated rule functions (``__rule_NAME``) stay as written: Snakemake
+            # derives a run: block's source from its line table for its code rerun trigger.
+            return trace.compile(source, filename, body=True, keep=("__rule_",))
         return compile(source, filename, mode, *args, **kw)
 
     workflow_module.compile = compile_snakefile  # type: ignore[attr-defined]

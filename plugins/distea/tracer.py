@@ -394,12 +394,19 @@ class ProcessTrace:
         full = self._aliases.get(full, full)
         return _instrument.module_name(os.path.relpath(full, self.root))
 
-    def compile(self, source: "str | bytes", filename: str, body: bool = False) -> CodeType:
+    def compile(
+        self,
+        source: "str | bytes",
+        filename: str,
+        body: bool = False,
+        keep: tuple[str, ...] = (),
+    ) -> CodeType:
         """Compile workflow code so that its functions record themselves (instrument mode).
 
         Anything else (another mode, a file outside the workflow, source that does not parse
         as Python) is compiled exactly as :func:`compile` would. With ``body``, the module
         body is recorded too (a Snakefile, whose execution nothing else brackets).
+        Module-level functions named with a prefix in ``keep`` are compiled as written.
         """
         if getattr(self, "mode", "") != "instrument" or not self.wanted_file(filename):
             return compile(source, filename, "exec", dont_inherit=True)
@@ -407,7 +414,7 @@ class ProcessTrace:
         self._instrumented_files.add(os.path.abspath(filename))
         try:
             return _instrument.compile_instrumented(
-                source, filename, module, f"{module}.<module>" if body else None
+                source, filename, module, f"{module}.<module>" if body else None, keep
             )
         except (SyntaxError, ValueError):  # let compile() report it the usual way
             return compile(source, filename, "exec", dont_inherit=True)
