@@ -25,9 +25,10 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
   tracing). On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
   interpreter to its slow, unspecialised tracing path (measured: 1.7x on a compute loop with
   a no-op trace function), so code-level recording is the only way to stay cheap. Functions
-  defined in a script run by ``script:`` exist before the tracer can rewrite them: a query
-  naming one falls back to its enclosing script body (conservative); in a sticky worker,
-  which compiles the script itself, they are recorded individually.
+  defined in a script run by ``script:`` exist before the tracer can rewrite them:
+  :mod:`distea.autotrace` runs the rest of the script instrumented, and a sticky worker
+  compiles the script itself; elsewhere a query naming one falls back to its enclosing
+  script body (conservative).
 * ``settrace``: ``sys.settrace`` with line events off per frame; every function, at the 3.11
   price. Forced by ``$DISTEA_DIGESTS`` (the benchmark's ground-truth runs).
 """

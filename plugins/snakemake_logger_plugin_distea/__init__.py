@@ -71,10 +71,10 @@ class LogHandler(LogHandlerBase):
         self._outputs: dict[str, list[str]] = {}
         self._out: Optional[Any] = None
         self._write_lock = threading.Lock()
-        if os.environ.get("DISTEA_TRACE"):
+        if os.environ.get("DISTEA_TRACE") and self.common_settings is not None:
             # Snakemake's own process runs workflow code too (the Snakefile, input functions,
             # params callables, their helpers): trace it from here, before the Snakefile is
-            # read. Tracing must never stop a run.
+            # read (only when Snakemake made this handler). Tracing must never stop a run.
             try:
                 from distea._snakemake import trace_snakemake_process
 
