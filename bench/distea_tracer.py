@@ -123,7 +123,7 @@ def _measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, flo
 def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
     shutil.rmtree(HERE, ignore_errors=True)
     HERE.mkdir(parents=True)
-    reps = 3 if quick else 9
+    reps = 3 if quick else 7
     variants: dict[str, tuple[Path, Optional[str]]] = {
         "untraced": (ROOT / "plugins", None),
         "default (instrument)": (ROOT / "plugins", ""),

@@ -32,6 +32,7 @@ ROLE = "dag"
 """The role of the Snakemake process's trace (not a hub: its code computes jobs' inputs)."""
 
 _JOB_METHODS = ("_expand_params",)
+_REQUIRED = ("snakemake.workflow/snakemake.jobs", "Job.__init__", "Job._expand_params")
 _JOB_PROPERTIES = ("resources", "log", "benchmark", "group", "conda_env_spec")
 
 
@@ -44,10 +45,20 @@ def trace_snakemake_process() -> Optional["tracer.ProcessTrace"]:
     if trace is None:
         return None
     missing = _install(trace)
+    if any(name in missing for name in _REQUIRED):
+        # Code traced here could not be tied to the jobs it computed for: an impact would
+        # stop in this process. Record nothing, so that queries say "never ran" instead.
+        trace.dump()
+        print(
+            f"distea: this Snakemake lacks {', '.join(missing)}; its own process is not "
+            "traced (Snakefile-level code counts as never run)",
+            file=sys.stderr,
+        )
+        return None
     if missing:
         print(
-            f"distea: this Snakemake lacks {', '.join(missing)}; code it runs there is traced "
-            "without job attribution (impacts stay conservative)",
+            f"distea: this Snakemake lacks {', '.join(missing)}; code run there is attributed "
+            "to its jobs only through their input and params",
             file=sys.stderr,
         )
     return trace

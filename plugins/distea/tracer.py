@@ -409,7 +409,11 @@ class ProcessTrace:
         body is recorded too (a Snakefile, whose execution nothing else brackets).
         Module-level functions named with a prefix in ``keep`` are compiled as written.
         """
-        if getattr(self, "mode", "") != "instrument" or not self.wanted_file(filename):
+        if (
+            getattr(self, "mode", "") != "instrument"
+            or self._dumped
+            or not self.wanted_file(filename)
+        ):
             return compile(source, filename, "exec", dont_inherit=True)
         module = self.module_name(filename)
         self._instrumented_files.add(os.path.abspath(filename))
