@@ -40,6 +40,22 @@ VALUE = "__distea_v__"
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
+COMPILING_DECORATORS = frozenset(
+    {"jit", "njit", "vectorize", "guvectorize", "cfunc", "stencil", "generated_jit", "jitclass"}
+)
+"""Decorators that compile a function's *bytecode* (Numba): such functions (and the methods
+of such classes) are left as written, or the compiler would meet the recording code. A query
+naming one falls back to its module's body (conservative)."""
+
+
+def _compiled_by_decorator(decorators: list[ast.expr]) -> bool:
+    for decorator in decorators:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in COMPILING_DECORATORS:
+            return True
+    return False
+
 
 def _name(id_: str) -> ast.Name:
     return ast.Name(id=id_, ctx=ast.Load())
@@ -87,6 +103,8 @@ class _Rewriter(ast.NodeTransformer):
     def _function(self, node: _Function) -> _Function:
         if not self.scope and node.name.startswith(self.keep or ("\0",)):
             return node
+        if _compiled_by_decorator(node.decorator_list):
+            return node
         key = self._key(node.name)
         # Decorators, defaults and annotations belong to the enclosing scope.
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
@@ -116,6 +134,8 @@ class _Rewriter(ast.NodeTransformer):
         return self._function(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
+        if _compiled_by_decorator(node.decorator_list):
+            return node
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]

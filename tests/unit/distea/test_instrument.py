@@ -226,3 +226,27 @@ def test_code_pairs_keep_each_lambda_and_refuse_an_edited_file():
     )
     assert old["PAIR"][1].__code__ not in mapped  # never swapped for the edited body
     assert old["PAIR"][0].__code__ in mapped  # an unchanged body is the same code
+
+
+def test_functions_compiled_by_numba_style_decorators_are_left_as_written():
+    """A bytecode compiler (Numba's ``@njit``, ``@jitclass``) must not meet the recording code;
+    such functions keep their code (a query naming one uses the module body)."""
+    source = textwrap.dedent(
+        """
+        import numba
+        @numba.njit(cache=True)
+        def fast(x):
+            return x + 1
+        @jit
+        def also(x):
+            return x
+        @jitclass([])
+        class Spec:
+            def method(self):
+                return 1
+        def plain(x):
+            return x
+        """
+    )
+    tree, keys = _instrument.instrument(source, "/wf/m.py", "m")
+    assert keys == ["m.plain"]
