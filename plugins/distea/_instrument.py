@@ -1,8 +1,8 @@
 """Code-level instrumentation for the 3.11 tracer: function bodies rewritten to record themselves.
 
-A pure source -> code transformation (no process state): every ``def``, ``async def`` and
-``lambda`` of a workflow file gets, at the top of its body, a check that records its first
-entry in the current epoch and, in a ``finally``, a store of its last return::
+A pure source -> code transformation (no process state): every ``def`` and ``async def`` of a
+workflow file gets, at the top of its body, a check that records its first entry in the
+current epoch and, in a ``finally``, a store of its last return::
 
     def f(x):               def f(x):
         return g(x)             if K not in __distea_e__: __distea_f__(K)
@@ -11,7 +11,9 @@ entry in the current epoch and, in a ``finally``, a store of its last return::
                                 finally:
                                     (__distea_e__.get(K) or __distea_f__(K))[1] = __distea_t__.clock
 
-with ``K`` the function's report name, a constant.
+with ``K`` the function's report name, a constant, and both recording statements inside
+``try: ... except NameError: pass`` (free on 3.11's happy path; the function still runs where
+no tracer defined the names).
 
 Because the *function's own code* records the call, every call is seen however the function
 was reached: a reference taken before tracing started, a dict of callbacks,
@@ -20,9 +22,10 @@ call costs one dict membership test and one store), tracebacks and line numbers 
 and ``sys.settrace`` is never used (on 3.11 any trace function puts the whole interpreter on its
 slow path). The ``__distea_*__`` names resolve through :mod:`builtins`, so instrumented code
 runs in any namespace (an imported module, the Snakefile's globals, a worker's ``exec``).
+Lambdas, and functions compiled by a bytecode compiler (Numba), are left as written.
 
 The key of a function is its report name, ``<module path>.<qualname>`` (qualnames as CPython
-computes them: ``C.m``, ``f.<locals>.g``, ``<lambda>``).
+computes them: ``C.m``, ``f.<locals>.g``, ``f.<locals>.<listcomp>``).
 """
 
 import ast
@@ -35,8 +38,6 @@ FIRST = "__distea_f__"
 """Records a first entry in the epoch; returns the new [first, last] span."""
 TRACE = "__distea_t__"
 """The process trace (its ``clock`` is read on return)."""
-VALUE = "__distea_v__"
-"""Records a lambda's return and passes its value through."""
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -61,19 +62,27 @@ def _name(id_: str) -> ast.Name:
     return ast.Name(id=id_, ctx=ast.Load())
 
 
+def _guarded(statement: ast.stmt) -> ast.stmt:
+    """``try: statement except NameError: pass``: free on 3.11's happy path (zero-cost
+    exceptions), and the function still runs where no tracer defined the names (a function
+    shipped by value, e.g. by cloudpickle, to an untraced process)."""
+    handler = ast.ExceptHandler(type=_name("NameError"), name=None, body=[ast.Pass()])
+    return ast.Try(body=[statement], handlers=[handler], orelse=[], finalbody=[])
+
+
 def _enter(key: str) -> ast.stmt:
-    """``if key not in __distea_e__: __distea_f__(key)``"""
+    """``if key not in __distea_e__: __distea_f__(key)``, guarded"""
     test = ast.Compare(ast.Constant(key), [ast.NotIn()], [_name(EPOCH)])
     call = ast.Call(_name(FIRST), [ast.Constant(key)], [])
-    return ast.If(test, [ast.Expr(call)], [])
+    return _guarded(ast.If(test, [ast.Expr(call)], []))
 
 
 def _leave(key: str) -> ast.stmt:
-    """``(__distea_e__.get(key) or __distea_f__(key))[1] = __distea_t__.clock``"""
+    """``(__distea_e__.get(key) or __distea_f__(key))[1] = __distea_t__.clock``, guarded"""
     get = ast.Call(ast.Attribute(_name(EPOCH), "get", ast.Load()), [ast.Constant(key)], [])
     span = ast.BoolOp(ast.Or(), [get, ast.Call(_name(FIRST), [ast.Constant(key)], [])])
     target = ast.Subscript(span, ast.Constant(1), ast.Store())
-    return ast.Assign([target], ast.Attribute(_name(TRACE), "clock", ast.Load()))
+    return _guarded(ast.Assign([target], ast.Attribute(_name(TRACE), "clock", ast.Load())))
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -171,24 +180,14 @@ class _Rewriter(ast.NodeTransformer):
         return self._comprehension(node, "<dictcomp>", ("key", "value"))
 
     def visit_Lambda(self, node: ast.Lambda) -> Any:
-        key = self._key("<lambda>")
+        # A lambda's body is one expression, where no guard against missing names fits, and
+        # lambdas are what gets shipped by value to other processes (dask, Spark, joblib):
+        # left as written. The functions it calls record; a query naming the lambda falls
+        # back to its enclosing function or module body (conservative).
         node.args = self.visit(node.args)
         self.scope += ["<lambda>", "<locals>"]
-        value = self.visit(node.body)
+        node.body = self.visit(node.body)
         self.scope[-2:] = []
-        # (key in E or F(key), V(key, body))[1]: enter, evaluate, record the return.
-        enter = ast.BoolOp(
-            ast.Or(),
-            [
-                ast.Compare(ast.Constant(key), [ast.In()], [_name(EPOCH)]),
-                ast.Call(_name(FIRST), [ast.Constant(key)], []),
-            ],
-        )
-        passed = ast.Call(_name(VALUE), [ast.Constant(key), value], [])
-        node.body = ast.copy_location(
-            ast.Subscript(ast.Tuple([enter, passed], ast.Load()), ast.Constant(1), ast.Load()),
-            value,
-        )
         return node
 
 

@@ -346,21 +346,10 @@ class ProcessTrace:
     def _start_instrumenting(self) -> None:
         import builtins
 
-        epoch, first = self._epoch, self._first
-
-        def value(key: str, result: Any) -> Any:  # a lambda's return
-            span = epoch.get(key)
-            if span is None:
-                first(key)
-            else:
-                span[1] = self.clock
-            return result
-
         names = {
-            _instrument.EPOCH: epoch,
-            _instrument.FIRST: first,
+            _instrument.EPOCH: self._epoch,
+            _instrument.FIRST: self._first,
             _instrument.TRACE: self,
-            _instrument.VALUE: value,
         }
         for name, obj in names.items():
             setattr(builtins, name, obj)

@@ -2,10 +2,11 @@
 
 Differential: a generated module whose functions reach each other in every way a reference
 can be held (direct calls, a dispatch dict, ``functools.partial``, a decorator's closure, a
-lambda, a nested function, a method, a generator, a callback list) runs once as compiled by
-Python under ``sys.setprofile`` (which sees every call) and once instrumented. The
-instrumented run must record exactly the functions the profiler saw called, under the
-qualnames CPython gives them, and compute the same result.
+lambda, a nested function, a method, a generator, a callback list, comprehensions) runs once
+as compiled by Python under ``sys.setprofile`` (which sees every call) and once instrumented.
+The instrumented run must record exactly the ``def`` functions the profiler saw called (lambdas
+are left as written), under the qualnames CPython gives them, and compute the same result;
+and the instrumented code must run unchanged where no tracer defined its names.
 """
 
 import sys
@@ -80,15 +81,10 @@ def _recorder() -> dict[str, Any]:
         span = epoch[key] = [trace.clock, trace.clock]
         return span
 
-    def value(key: str, result: Any) -> Any:
-        (epoch.get(key) or first(key))[1] = trace.clock
-        return result
-
     return {
         _instrument.EPOCH: epoch,
         _instrument.FIRST: first,
         _instrument.TRACE: trace,
-        _instrument.VALUE: value,
     }
 
 
@@ -100,7 +96,7 @@ def _profiled(source: str) -> tuple[Any, set[str]]:
     def profile(frame: Any, event: str, arg: Any) -> None:
         code: CodeType = frame.f_code
         if event == "call" and code.co_filename == "<gen>":
-            if not code.co_name.startswith("<") or code.co_name == "<lambda>":
+            if not code.co_name.startswith("<"):
                 seen.add("gen." + code.co_qualname)
 
     sys.setprofile(profile)
@@ -111,10 +107,11 @@ def _profiled(source: str) -> tuple[Any, set[str]]:
     return result, seen
 
 
-def _instrumented(source: str) -> tuple[Any, dict[str, list[int]]]:
-    namespace: dict[str, Any] = {"__name__": "gen", **_recorder()}
+def _instrumented(source: str, traced: bool = True) -> tuple[Any, dict[str, list[int]]]:
+    recorder = _recorder()
+    namespace: dict[str, Any] = {"__name__": "gen", **(recorder if traced else {})}
     exec(_instrument.compile_instrumented(source, "<gen>", "gen"), namespace)
-    epoch = namespace[_instrument.EPOCH]
+    epoch = recorder[_instrument.EPOCH]
     epoch.clear()  # module-level code (decorating) ran at import; only the call counts
     return namespace["f0"](1), epoch
 
@@ -143,6 +140,8 @@ def test_every_call_is_recorded_however_reached(calls):
     assert got == expected
     assert set(epoch) == called
     assert all(first <= last for first, last in epoch.values())
+    untraced, nothing = _instrumented(source, traced=False)  # e.g. shipped by cloudpickle
+    assert untraced == expected and not nothing
 
 
 def test_references_taken_before_instrumenting_existing_functions():
@@ -203,29 +202,21 @@ def test_module_body_recorded_after_future_imports():
     assert namespace["__doc__"] == "doc"
 
 
-def test_code_pairs_keep_each_lambda_and_refuse_an_edited_file():
-    """Two lambdas on one line keep their own bodies; code compiled from another version of
-    the file finds no counterpart (it keeps running as it is)."""
-    source = "PAIR = (lambda: 1, lambda: 2)\n"
-    namespace: dict[str, Any] = {**_recorder()}
-    exec(compile(source, "/wf/m.py", "exec"), namespace)
-    pairs = _instrument.code_pairs(
-        compile(source, "/wf/m.py", "exec"),
-        _instrument.compile_instrumented(source, "/wf/m.py", "m"),
-    )
-    for fn in namespace["PAIR"]:
-        fn.__code__ = pairs[fn.__code__]
-    assert [fn() for fn in namespace["PAIR"]] == [1, 2]
-    assert set(namespace[_instrument.EPOCH]) == {"m.<lambda>"}
+def test_code_pairs_refuse_an_edited_file():
+    """Functions compiled from another version of the file find no counterpart (they keep
+    running as they are); an unchanged function does; a lambda keeps its own code."""
+    source = "def f():\n    return 2\n\ndef g():\n    return 5\n\nL = lambda: 7\n"
     old: dict[str, Any] = {}
     exec(compile(source, "/wf/m.py", "exec"), old)
-    edited = "PAIR = (lambda: 1, lambda: 3)\n"  # the file as it reads now
+    edited = source.replace("return 2", "return 3")  # the file as it reads now
     mapped = _instrument.code_pairs(
         compile(edited, "/wf/m.py", "exec"),
         _instrument.compile_instrumented(edited, "/wf/m.py", "m"),
     )
-    assert old["PAIR"][1].__code__ not in mapped  # never swapped for the edited body
-    assert old["PAIR"][0].__code__ in mapped  # an unchanged body is the same code
+    assert old["f"].__code__ not in mapped  # never swapped for the edited body
+    old["g"].__code__ = mapped[old["g"].__code__]  # an unchanged body is the same code
+    old["L"].__code__ = mapped[old["L"].__code__]
+    assert (old["f"](), old["g"](), old["L"]()) == (2, 5, 7)
 
 
 def test_functions_compiled_by_numba_style_decorators_are_left_as_written():
