@@ -132,8 +132,9 @@ def source_points(order: Order, change: Change) -> tuple[list[tuple[str, int, st
         if body is not None:
             ids = [trace.function_ids[body]]
             notes.append(
-                f"function {change.name} was not traced individually (a function of a script or "
-                f"a nested function, under the wrap tracer); its body {body} is the source instead"
+                f"function {change.name} was not traced individually (a lambda, a Snakemake rule "
+                f"function, or a script's function under the instrument tracer); its body {body} "
+                "is the source instead"
             )
         if not ids:
             notes.append(
