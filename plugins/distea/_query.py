@@ -204,10 +204,19 @@ def _matching_functions(trace: Trace, name: str) -> list[int]:
 
 
 def _enclosing_body(trace: Trace, name: str) -> Optional[str]:
-    """The traced ``<module>`` body of the longest module prefix of ``name``, if any."""
+    """The innermost traced function enclosing ``name`` (``f`` for ``m.f.<locals>.<lambda>``:
+    the lambda exists only once ``f`` ran), else the ``<module>`` body of the longest module
+    prefix of ``name``, if any."""
     parts = name.split(".")
     for end in range(len(parts) - 1, 0, -1):
-        body = ".".join(parts[:end]) + ".<module>"
+        prefix = ".".join(parts[:end])
+        if (
+            parts[end - 1] != "<locals>"
+            and "<locals>" in parts[end:]
+            and (prefix in trace.function_ids)
+        ):
+            return prefix
+        body = prefix + ".<module>"
         if body in trace.function_ids:
             return body
     return None

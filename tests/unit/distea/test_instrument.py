@@ -241,3 +241,19 @@ def test_functions_compiled_by_numba_style_decorators_are_left_as_written():
     )
     tree, keys = _instrument.instrument(source, "/wf/m.py", "m")
     assert keys == ["m.plain"]
+
+
+def test_a_query_naming_a_lambda_starts_at_its_enclosing_function():
+    """Lambdas are left as written: a query naming one uses the innermost recorded function
+    that encloses it (the lambda exists only once that function ran), else the module body."""
+    from distea._model import Trace
+    from distea._query import _enclosing_body
+
+    trace = Trace()
+    for name in ("m.f", "m.<module>", "m.C.meth", "Snakefile.<module>"):
+        trace.function_id(name)
+    assert _enclosing_body(trace, "m.f.<locals>.<lambda>") == "m.f"
+    assert _enclosing_body(trace, "m.f.<locals>.g.<locals>.<lambda>") == "m.f"
+    assert _enclosing_body(trace, "m.C.meth.<locals>.<lambda>") == "m.C.meth"
+    assert _enclosing_body(trace, "m.C.<lambda>") == "m.<module>"
+    assert _enclosing_body(trace, "Snakefile.<lambda>") == "Snakefile.<module>"
