@@ -12,7 +12,10 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``param``  ``n`` parameter name, ``c`` clock of its first read, ``job``
 ``tmpl``   ``n`` sticky template name, ``c`` clock when its state started building
 ``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
-``end``    ``c`` the process's final clock (written when it dumped its records)
+``state``  ``c`` clock, ``job`` the request, ``w`` whether the worker's carried state changed
+           during it (true/false/null: unknown), ``e`` the evidence (sticky workers)
+``end``    ``c`` the process's final clock (written when it dumped its records); ``mode`` the
+           function tracer, ``complete`` true when it sees every call however reached
 ``job``    logger: ``id``, ``rule``, ``wildcards``, ``input``/``output`` [[path, hash]], ``t``
 ``done``   logger: ``id``, ``output`` [[path, hash]], ``t``
 ``fail``   logger: ``id``, ``t``
@@ -34,6 +37,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "param": ("n", "c"),
     "tmpl": ("n", "c"),
     "digest": ("f", "n", "h"),
+    "state": ("c",),
     "end": ("c",),
     "job": ("id", "rule"),
     "done": ("id",),

@@ -163,6 +163,8 @@ class Worker:
         job = watch_job(trace, inv.snakemake)
         trace.recv(inv.trace.message_id, inv.trace.clock, "manager", job=job)
         trace.set_job(job)
+        states = self.holder.states
+        trace.begin_state({k: b.value for k, b in states.items()})
         building = inv.template not in self.holder.states and inv.template not in self.holder.failed
         if building:
             trace.note_template(inv.template)
@@ -174,6 +176,8 @@ class Worker:
                     spans.enter_context(trace.span(inv.templates_file))
                 spans.enter_context(trace.span(inv.script_path))
             done = self.run(inv)
+        # Evidence for the analysis: did this request change what the next one inherits?
+        trace.check_state(job, {k: b.value for k, b in states.items()}, building)
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)
