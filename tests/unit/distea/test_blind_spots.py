@@ -33,7 +33,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-FEATURES = '''
+FEATURES = """
 def f_range(values):
     return max(values) - min(values)
 
@@ -51,7 +51,7 @@ EXTRACTORS = {"range": f_range, "mean": f_mean}
 
 def extract(values):
     return {name: fn(values) for name, fn in EXTRACTORS.items()}
-'''
+"""
 
 
 def _features_workflow(logs, tmp_path, complete):
