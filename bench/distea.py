@@ -779,13 +779,18 @@ def scale(quick: bool) -> dict[str, Any]:
     return result
 
 
-def _evaluation(quick: bool) -> dict[str, Any]:
+def _evaluation(quick: bool, budget: Optional[float] = None) -> dict[str, Any]:
     """Recall, precision and warnings on three subjects nobody designed DISTEA for."""
     from distea_eval.evaluate import evaluate
 
-    started = time.perf_counter()
-    result = evaluate(quick, WORK / "distea_eval")
-    result["seconds"] = round(time.perf_counter() - started, 1)
+    deadline = time.time() + budget if budget else None
+    partial_path = RESULTS / "distea_evaluation.partial.json"
+
+    def partial(result: dict[str, Any]) -> None:
+        partial_path.write_text(json.dumps(result, indent=1))
+
+    result = evaluate(quick, WORK / "distea_eval", partial=partial, deadline=deadline)
+    partial_path.unlink(missing_ok=True)
     result["measured"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     print("\nevaluation (job / output level, means over mutants that impacted something):")
     for subject in result["subjects"]:
@@ -812,19 +817,22 @@ def main() -> None:
         help="only the generated-mutant evaluation on the three subjects (keeps the rest of "
         "the last results)",
     )
+    parser.add_argument(
+        "--budget", type=float, help="seconds after which no further mutant starts (evaluation)"
+    )
     args = parser.parse_args()
     previous = RESULTS / "distea.json"
     if args.only_evaluation:
         result = json.loads(previous.read_text()) if previous.exists() else {}
         for key in ("benchmark", "date", "machine"):
             result.pop(key, None)
-        result["evaluation"] = _evaluation(args.quick)
+        result["evaluation"] = _evaluation(args.quick, args.budget)
         print(f"results: {write_result('distea', result)}")
         return
     result: dict[str, Any] = {"quick": args.quick}
     result["scale"] = scale(args.quick)
     result["tracer_overhead"] = overhead(args.quick)
-    result["evaluation"] = _evaluation(args.quick)
+    result["evaluation"] = _evaluation(args.quick, args.budget)
     if args.skip_accuracy and previous.exists():
         # Re-measuring cost on a quieter machine keeps the (long) accuracy part of the last run.
         old = json.loads(previous.read_text())

@@ -197,7 +197,21 @@ def scores(pred: set[str], true: set[str]) -> dict[str, Any]:
     }
 
 
-def evaluate_subject(subject: Subject, work: Path, quick: bool, log: Any = print) -> dict:
+@dataclass
+class _Prepared:
+    subject: Subject
+    work: Path
+    base: Path
+    base_obs: Observed
+    trace: Any
+    order: Any
+    with_outputs: set[str]
+    base_seconds: float
+    mutants: list[Mutant]
+    rows: list[dict] = field(default_factory=list)
+
+
+def _prepare(subject: Subject, work: Path, quick: bool, digests: bool) -> _Prepared:
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base"
     shutil.rmtree(base, ignore_errors=True)
@@ -208,75 +222,79 @@ def evaluate_subject(subject: Subject, work: Path, quick: bool, log: Any = print
         raise RuntimeError(f"{subject.name}: base run failed:\n{failure}")
     base_seconds = time.perf_counter() - started
     truth_dir = base
-    if not quick:  # per-call digests (settrace) for the function-level part of the truth
+    if digests:  # per-call digests (settrace): jobs whose functions computed differently
         truth_dir = work / "truth"
         shutil.rmtree(truth_dir, ignore_errors=True)
         shutil.copytree(subject.source, truth_dir)
         if run(subject, truth_dir, {}, digests=True):
             raise RuntimeError(f"{subject.name}: digest run failed")
-    base_obs = observe(truth_dir / "traces")
     trace = read_logs(base / "traces")
-    order = build_order(trace)
-    with_outputs = {k for k, j in trace.jobs.items() if j.outputs}
     mutants = mutants_of(subject)
     if quick:
         mutants = [m for m in mutants if any(m.name.startswith(q) for q in subject.quick)]
-    rows = []
-    for index, mutant in enumerate(mutants):
-        mdir = work / f"m{index:02d}"
+    return _Prepared(
+        subject, work, truth_dir, observe(truth_dir / "traces"), trace, build_order(trace),
+        {k for k, j in trace.jobs.items() if j.outputs}, base_seconds, mutants,
+    )  # fmt: skip
+
+
+def _one(prep: _Prepared, index: int, quick: bool, digests: bool, log: Any) -> dict:
+    subject, trace, mutant = prep.subject, prep.trace, prep.mutants[index]
+    mdir = prep.work / f"m{index:02d}"
+    shutil.rmtree(mdir, ignore_errors=True)
+    shutil.copytree(prep.base, mdir, ignore=shutil.ignore_patterns("traces"))
+    mutant.apply(mdir)
+    stamp = time.time() + 1
+    for name, *_ in mutant.edits:  # a later mtime, as an editor would leave it
+        os.utime(mdir / name, (stamp, stamp))
+    listed = set() if quick else snakemake_detects(mdir, mutant.config)
+    failure = run(subject, mdir, mutant.config, digests=digests)
+    row: dict[str, Any] = {"mutant": mutant.name, "kind": mutant.kind, "changes": mutant.changes}
+    if failure:
         shutil.rmtree(mdir, ignore_errors=True)
-        shutil.copytree(truth_dir, mdir, ignore=shutil.ignore_patterns("traces"))
-        mutant.apply(mdir)
-        stamp = time.time() + 1
-        for name, *_ in mutant.edits:  # a later mtime, as an editor would leave it
-            os.utime(mdir / name, (stamp, stamp))
-        listed = set() if quick else snakemake_detects(mdir, mutant.config)
-        failure = run(subject, mdir, mutant.config, digests=not quick)
-        row: dict[str, Any] = {"mutant": mutant.name, "kind": mutant.kind,
-                               "changes": mutant.changes}  # fmt: skip
-        if failure:
-            row["crashed"] = True
-            rows.append(row)
-            log(f"  {subject.name} {mutant.name[:60]:<60} crashed (excluded)")
-            shutil.rmtree(mdir, ignore_errors=True)
-            continue
-        gt = truth(base_obs, observe(mdir / "traces"))
-        changes = [Change.parse(c) for c in mutant.changes]
-        ours = impact(order, changes, explain=False)
-        producers = {p: k for k, j in trace.jobs.items() for p, _ in j.outputs}
-        jobs = {
-            "distea": {i.name for i in ours.jobs},
-            "static_dag": dag_descendants(
-                trace, set().union(*(static_seeds(subject, base, c, trace) for c in changes))
-            ) & with_outputs,
-            "mcov": set(with_outputs),
-        }  # fmt: skip
-        if not quick:
-            jobs["snakemake"] = {producers[p] for p in listed if p in producers}
-        row["warnings"] = len(ours.warnings)
-        row["warning_text"] = ours.warnings[:3]
-        row["inert"] = not gt["job"]
-        row["tools"] = {}
-        for tool, predicted in jobs.items():
-            outputs = {p for k in predicted for p, _ in trace.jobs[k].outputs}
-            row["tools"][tool] = {
-                "job": scores(predicted, gt["job"]),
-                "output": scores(outputs, gt["output"]),
-            }
-        rows.append(row)
-        d = row["tools"]["distea"]["job"]
-        log(
-            f"  {subject.name} {mutant.name[:60]:<60} true {d['true']:2d} distea "
-            f"{d['predicted']:2d} R={_fmt(d['recall'])} P={_fmt(d['precision'])} "
-            f"warnings {row['warnings']}"
-        )
-        shutil.rmtree(mdir, ignore_errors=True)
+        log(f"  {subject.name} {mutant.name[:60]:<60} crashed (excluded)")
+        return {**row, "crashed": True}
+    gt = truth(prep.base_obs, observe(mdir / "traces"))
+    shutil.rmtree(mdir, ignore_errors=True)
+    changes = [Change.parse(c) for c in mutant.changes]
+    ours = impact(prep.order, changes, explain=False)
+    producers = {p: k for k, j in trace.jobs.items() for p, _ in j.outputs}
+    seeds = set().union(*(static_seeds(subject, prep.base, c, trace) for c in changes))
+    jobs = {
+        "distea": {i.name for i in ours.jobs},
+        "static_dag": dag_descendants(trace, seeds) & prep.with_outputs,
+        "mcov": set(prep.with_outputs),
+    }
+    if not quick:
+        jobs["snakemake"] = {producers[p] for p in listed if p in producers}
+    row["warnings"] = len(ours.warnings)
+    row["warning_text"] = ours.warnings[:3]
+    row["inert"] = not gt["job"]
+    row["tools"] = {}
+    for tool, predicted in jobs.items():
+        outputs = {p for k in predicted for p, _ in trace.jobs[k].outputs}
+        row["tools"][tool] = {
+            "job": scores(predicted, gt["job"]),
+            "output": scores(outputs, gt["output"]),
+        }
+    d = row["tools"]["distea"]["job"]
+    log(
+        f"  {subject.name} {mutant.name[:60]:<60} true {d['true']:2d} distea "
+        f"{d['predicted']:2d} R={_fmt(d['recall'])} P={_fmt(d['precision'])} "
+        f"warnings {row['warnings']}"
+    )
+    return row
+
+
+def _report(prep: _Prepared) -> dict[str, Any]:
+    rows = prep.rows
     return {
-        "subject": subject.name,
-        "executor": subject.executor,
-        "jobs": len(with_outputs),
-        "base_run_seconds": round(base_seconds, 2),
-        "mutants": len(rows),
+        "subject": prep.subject.name,
+        "executor": prep.subject.executor,
+        "jobs": len(prep.with_outputs),
+        "base_run_seconds": round(prep.base_seconds, 2),
+        "mutants_generated": len(prep.mutants),
+        "mutants_run": len(rows),
         "crashed": sum(1 for r in rows if r.get("crashed")),
         "inert": sum(1 for r in rows if r.get("inert")),
         "summary": summarise(rows),
@@ -316,15 +334,48 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
     return summary
 
 
-def evaluate(quick: bool, work: Path, names: Optional[list[str]] = None, log: Any = print):
-    """Every subject (or those named); the figures for ``bench/results/distea.json``."""
-    results = []
+def evaluate(
+    quick: bool,
+    work: Path,
+    names: Optional[list[str]] = None,
+    log: Any = print,
+    digests: bool = False,
+    partial: Optional[Any] = None,
+    deadline: Optional[float] = None,
+) -> dict[str, Any]:
+    """Every subject (or those named); the figures for ``bench/results/distea.json``.
+
+    Mutants run round-robin over the subjects; ``partial(result)`` is called after each one
+    (so an interrupted run keeps its figures) and no mutant starts after ``deadline``
+    (``time.time()``), the rest counted as not run.
+    """
+    preps = []
     for subject in SUBJECTS:
         if names and subject.name not in names:
             continue
         log(f"subject {subject.name} ({subject.executor} executor)")
-        results.append(evaluate_subject(subject, work / subject.name, quick, log))
-    return {"quick": quick, "subjects": results}
+        preps.append(_prepare(subject, work / subject.name, quick, digests))
+    started = time.perf_counter()
+    rounds = max(len(p.mutants) for p in preps)
+    for index in range(rounds):
+        for prep in preps:
+            if index >= len(prep.mutants):
+                continue
+            if deadline is not None and time.time() > deadline:
+                break
+            prep.rows.append(_one(prep, index, quick, digests, log))
+            if partial is not None:
+                partial(_result(quick, preps, digests, started))
+    return _result(quick, preps, digests, started)
+
+
+def _result(quick: bool, preps: list[_Prepared], digests: bool, started: float) -> dict:
+    return {
+        "quick": quick,
+        "ground_truth": "outputs and per-call digests" if digests else "job outputs",
+        "seconds": round(time.perf_counter() - started, 1),
+        "subjects": [_report(p) for p in preps],
+    }
 
 
 def main() -> None:
@@ -334,8 +385,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--subject", action="append")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--digests", action="store_true", help="function digests in the truth")
     args = parser.parse_args()
-    result = evaluate(args.quick, ROOT / "bench" / "work" / "distea_eval", args.subject)
+    work = ROOT / "bench" / "work" / "distea_eval"
+    result = evaluate(args.quick, work, args.subject, digests=args.digests)
     text = json.dumps(result, indent=1)
     if args.out:
         args.out.write_text(text)
