@@ -25,7 +25,7 @@ from typing import Optional
 
 import networkx as nx
 
-from ._model import Job, Trace
+from ._model import Job, StateNote, Trace
 
 HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
 SUPER_SOURCE = -1
@@ -246,7 +246,10 @@ def build_order(trace: Trace) -> Order:
     for name, proc in procs.items():
         if proc.role != "worker" or not proc.states:
             continue
-        notes = {n.job: n for n in proc.states}
+        notes: dict[str, list[StateNote]] = {}
+        for note in proc.states:
+            notes.setdefault(note.job, []).append(note)
+        replies = {c.job: c.clock for c in proc.sends if c.job}
         requests = [c for c in proc.recvs if c.job]
         cuts[name] = sorted(c.clock for c in requests[1:])
         state = f"state:{name}"
@@ -260,14 +263,15 @@ def build_order(trace: Trace) -> Order:
                 edges.append((state, c.clock, name, c.clock, why))
                 for earlier in served:
                     kinds.setdefault((earlier, job), "state")
-            note = notes.get(job)
-            if note is None:  # no evidence for this request: it may have changed the state
-                note_clock, evidence, written = c.clock, "no evidence logged", None
-            else:
-                note_clock, evidence, written = note.clock, note.evidence, note.written
-            if written is not False:
-                why = f"job {job} changed {who}'s state ({evidence})"
-                edges.append((name, note_clock, state, note_clock, why))
+            # Each write feeds the state from its clock on; without evidence, the request's
+            # end counts as one (it may have changed the state anywhere).
+            found = notes.get(job) or [
+                StateNote(job, replies.get(job, c.clock), None, "no evidence logged")
+            ]
+            for note in found:
+                if note.written is not False:
+                    why = f"job {job} changed {who}'s state ({note.evidence})"
+                    edges.append((name, note.clock, state, note.clock, why))
             served.append(job)
 
     # Files: the producer's end feeds the reader at its first read, or the reading job's start.

@@ -148,28 +148,29 @@ class ProcessTrace:
             record = {"k": "state", "c": self.clock, "job": job, "w": written, "e": evidence}
             self._write(record)
 
-    def check_state(self, job: Optional[str], states: dict[str, Any], built: bool) -> None:
+    def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
         """After a sticky worker served ``job``: note whether its carried state changed.
 
         The carried state is every template state, the globals of the workflow's modules and
         the global random generators (``random``, ``numpy.random``). A digest is compared with
-        the one taken after the previous request (or before the first).
+        the one taken after the previous request, or after a template build in this one.
         """
         digest = StateFingerprint().digest(self._state_roots(states))
-        previous = getattr(self, "_state_digest", "<start>")
+        previous = getattr(self, "_state_digest", None)
         self._state_digest = digest
-        if built:
-            self.note_state(job, True, "its template state was built while serving it")
-        elif digest is None or previous is None:
+        if digest is None or previous is None:
             self.note_state(
                 job, None, "the carried state could not be digested (counts as changed)"
             )
-        elif previous == "<start>":
-            self.note_state(job, True, "first request of this worker")
         elif digest != previous:
             self.note_state(job, True, "the carried state's digest changed while serving it")
         else:
             self.note_state(job, False, "the carried state's digest did not change")
+
+    def state_built(self, template: str, states: dict[str, Any]) -> None:
+        """A template's state was just built (a write of the carried state, at this clock)."""
+        self.note_state(self.job, True, f"template {template}'s state was built")
+        self._state_digest = StateFingerprint().digest(self._state_roots(states))
 
     def begin_state(self, states: dict[str, Any]) -> None:
         """Digest the carried state once before a worker's first request."""

@@ -177,7 +177,7 @@ class Worker:
                 spans.enter_context(trace.span(inv.script_path))
             done = self.run(inv)
         # Evidence for the analysis: did this request change what the next one inherits?
-        trace.check_state(job, {k: b.value for k, b in states.items()}, building)
+        trace.check_state(job, {k: b.value for k, b in states.items()})
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)
@@ -192,6 +192,10 @@ class Worker:
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
             self.send(StateBuilt(inv.template, built.build_seconds))
+            if self.trace is not None and inv.trace is not None:  # DISTEA: a state write
+                self.trace.state_built(
+                    inv.template, {k: b.value for k, b in self.holder.states.items()}
+                )
         return self.execute_script(inv)
 
     def compiled(self, inv: Invoke) -> Any:

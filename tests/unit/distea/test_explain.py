@@ -100,3 +100,30 @@ def test_graph_shows_file_and_state_edges(logs, tmp_path):
     report = markdown(order, result, tmp_path / "r.md")
     assert (tmp_path / "r.png").stat().st_size > 1000
     assert "![job graph](r.png)" in report.read_text()
+
+
+def test_template_built_before_the_change_arrived_does_not_carry_it(logs):
+    """The state is built at the start of J0, before J0 reads the changed file: the build
+    wrote untainted data, and the rest of J0 left the state unchanged."""
+    fn = logs.fn
+    records = [
+        {"k": "recv", "m": "inv0", "c": 1, "from": "manager", "job": "J[0.txt]"},
+        {"k": "tmpl", "n": "model", "c": 2},
+        fn("lib.build", 3, 3),
+        {"k": "state", "c": 4, "job": "J[0.txt]", "w": True, "e": "model built"},
+        {"k": "open", "p": "in0.txt", "c": 5},
+        fn("lib.handler", 6, 6),
+        {"k": "state", "c": 7, "job": "J[0.txt]", "w": False, "e": "did not change"},
+        {"k": "send", "m": "done0", "c": 8, "to": "manager", "job": "J[0.txt]"},
+        {"k": "recv", "m": "inv1", "c": 9, "from": "manager", "job": "J[1.txt]"},
+        fn("lib.handler", 10, 10),
+        {"k": "state", "c": 11, "job": "J[1.txt]", "w": False, "e": "did not change"},
+        {"k": "send", "m": "done1", "c": 12, "to": "manager", "job": "J[1.txt]"},
+        {"k": "end", "c": 13, "mode": "settrace", "complete": True},
+    ]  # fmt: skip
+    logs.process("worker:w1:vm:1", records, role="worker", worker_id="w1")
+    logs.logger([_job("J", "0.txt", ["in0.txt"], i=0), _job("J", "1.txt", ["in1.txt"], i=1)])
+    result = analyse(logs.root, [Change.parse("file:in0.txt")])
+    assert {j.name for j in result.jobs} == {"J[0.txt]"}
+    template = analyse(logs.root, [Change.parse("func:lib.build")])
+    assert {j.name for j in template.jobs} == {"J[0.txt]", "J[1.txt]"}
