@@ -25,7 +25,7 @@ from typing import Optional
 
 import networkx as nx
 
-from ._model import Job, StateNote, Trace
+from ._model import Job, Process, StateNote, Trace
 
 HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
 SUPER_SOURCE = -1
@@ -187,6 +187,14 @@ def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
     return name
 
 
+def _serving(proc: "Process", clock: int) -> Optional[str]:
+    """The job a process was running at ``clock`` (its own, or a worker's current request)."""
+    if proc.job:
+        return proc.job
+    served = [c.job for c in proc.recvs if c.job and c.clock <= clock]
+    return served[-1] if served else None
+
+
 def build_order(trace: Trace) -> Order:
     """Build the partial order: messages, file write -> read, job start and end edges."""
     timelines: dict[str, Timeline] = {}
@@ -226,6 +234,9 @@ def build_order(trace: Trace) -> Order:
             if target is not None:
                 why = f"{label(name, c.clock)} sent message {c.message} to {label(*target)}"
                 edges.append((name, c.clock, target[0], target[1], why))
+                ends = (_serving(proc, c.clock), _serving(procs[target[0]], target[1]))
+                if ends[0] and ends[1] and ends[0] != ends[1]:
+                    kinds.setdefault((ends[0], ends[1]), "message")
             elif c.job:
                 why = f"{label(name, c.clock)} finished job {c.job}"
                 edges.append((name, c.clock, f"job:{c.job}#end", 0, why))

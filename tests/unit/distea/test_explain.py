@@ -127,3 +127,17 @@ def test_template_built_before_the_change_arrived_does_not_carry_it(logs):
     assert {j.name for j in result.jobs} == {"J[0.txt]"}
     template = analyse(logs.root, [Change.parse("func:lib.build")])
     assert {j.name for j in template.jobs} == {"J[0.txt]", "J[1.txt]"}
+
+
+def test_graph_has_message_edges_between_jobs(logs):
+    """Two traced jobs talking directly (a service): a message edge in the job graph."""
+    from distea._report import job_edges
+
+    logs.logger([_job("A", "a.txt"), _job("B", "b.txt")])
+    fn = logs.fn
+    logs.process("pA", [fn("lib.f", 1, 1), {"k": "send", "m": "x", "c": 2}], job="A[a.txt]")
+    logs.process("pB", [{"k": "recv", "m": "x", "c": 3}, fn("lib.g", 4, 4)], job="B[b.txt]")
+    order = build_order(read_logs(logs.root))
+    assert job_edges(order) == {("A[a.txt]", "B[b.txt]"): "message"}
+    result = analyse(logs.root, [Change.parse("func:lib.f")])
+    assert {j.name for j in result.jobs} == {"A[a.txt]", "B[b.txt]"}
