@@ -185,7 +185,7 @@ def _untraced_jobs(order: Order) -> list[str]:
 def _snakemake_traced(order: Order) -> bool:
     """Whether Snakemake's own process logged its function calls (DAG-building code)."""
     return any(
-        p.role == "snakemake" and p.fn_ids and p.end is not None
+        p.role in ("snakemake", "dag") and p.fn_ids and p.end is not None
         for p in order.trace.processes.values()
     )
 

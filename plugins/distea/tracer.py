@@ -58,7 +58,7 @@ ENV_MODE = "DISTEA_TRACE_MODE"
 ENV_DIGESTS = "DISTEA_DIGESTS"
 """When "1", also digest every traced call's arguments and return value (ground truth runs)."""
 
-COMPLETE_MODES = frozenset({"settrace", "monitoring"})
+COMPLETE_MODES = frozenset({"settrace", "monitoring", "instrument"})
 """Tracer mechanisms that see every call of a workflow function, however it is reached."""
 
 _EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
