@@ -44,7 +44,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any, Optional
 
 from ._schema import header, job_key
@@ -678,7 +678,7 @@ class StateFingerprint:
         if callable(cache_info):  # functools.lru_cache: its hits are state, its code is not
             h.update(repr(cache_info()).encode())
             return
-        if inspect.isfunction(value) or inspect.ismethod(value):
+        if isinstance(value, (FunctionType, MethodType)):
             h.update(f"<fn {getattr(value, '__qualname__', '')}>;".encode())
             return
         state = getattr(value, "__dict__", None)
