@@ -18,6 +18,9 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from distea_eval.evaluate import evaluate  # noqa: E402
 
+# Nine real Snakemake runs in the shared fixture: about 1.5 min on a quiet 2-core machine.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
@@ -25,7 +28,6 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     return evaluate(True, work, log=lambda *_: None), work
 
 
-@pytest.mark.integration
 def test_recall_is_one_on_every_subject_at_job_and_output_level(quick):
     result, _ = quick
     assert {s["subject"] for s in result["subjects"]} == {"sensorqc", "snakehelpers", "dispatch"}
@@ -39,7 +41,6 @@ def test_recall_is_one_on_every_subject_at_job_and_output_level(quick):
                 assert cell["recall"] == 1.0, (subject["subject"], row["mutant"], cell["missed"])
 
 
-@pytest.mark.integration
 def test_answers_resting_on_a_blind_spot_carry_a_warning(quick):
     """The dispatch-table function (sticky worker, wrap tracer), the Snakefile-level helper and
     the decorator-registered function are found only conservatively: each says why."""
@@ -56,7 +57,6 @@ def test_answers_resting_on_a_blind_spot_carry_a_warning(quick):
         assert any(phrase in w for w in row["warning_text"]), (name, row)
 
 
-@pytest.mark.integration
 def test_sticky_worker_logs_whether_each_request_changed_its_state(quick):
     """The detector of sensorqc is read-only once built: the worker says so, per request."""
     _, work = quick
