@@ -177,6 +177,8 @@ def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
         return name
     if proc.job:
         return f"job {proc.job}"
+    if proc.role in ("dag", "snakemake"):
+        return "Snakemake's own process"
     if proc.role == "worker":
         who = f"worker {proc.worker_id or name}"
         if clock is not None:

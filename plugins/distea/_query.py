@@ -279,6 +279,14 @@ def _function_points(
                 f"{change}: the Snakefile {where}, and Snakemake's own process (input "
                 "functions, params callables) was not traced, so every job counts as impacted"
             )
+    if workflow is not None and not defined and not ids and _installed(change.name):
+        # Library code: never traced, and it may run anywhere (scripts, workers, Snakemake).
+        for key in sorted(k for k, j in trace.jobs.items() if j.outputs):
+            points.append((f"job:{key}#start", 0, f"job {key} may call {change.name}"))
+        notes.append(
+            f"{change} is outside the traced code (an installed package, not the workflow's): "
+            "its calls are never recorded, so every job counts as impacted"
+        )
     if points:
         return
     if workflow is not None and not defined and not ids:
@@ -297,6 +305,17 @@ def _function_points(
             f"{JUSTIFIED}{change} never ran in these logs, and no untraced process could run "
             "it: nothing is impacted"
         )
+
+
+def _installed(name: str) -> bool:
+    """Whether the top-level package of ``name`` is an installed library (not imported)."""
+    import importlib.util
+
+    top = name.split(".", 1)[0]
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _indirect(workflow: "Workflow", name: str) -> Optional[str]:

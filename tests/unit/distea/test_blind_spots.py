@@ -230,3 +230,11 @@ def test_json_has_warnings_and_the_text_output_shows_them(logs, tmp_path, capsys
     report = tmp_path / "r.md"
     assert main([*args, "--report", str(report)]) == 0
     assert "## Warnings" in report.read_text()
+
+
+def test_change_in_an_installed_library_is_outside_the_traced_code(logs, tmp_path):
+    """A library function is never traced: it may run in any job."""
+    _features_workflow(logs, tmp_path, complete=True)
+    result = analyse(logs.root, [Change.parse("func:json.dumps")])
+    assert {j.name for j in result.jobs} == {"feat[feat/1.json]", "feat[feat/2.json]"}
+    assert any("outside the traced code" in w for w in result.warnings)
