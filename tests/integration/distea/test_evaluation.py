@@ -94,3 +94,32 @@ def test_sticky_worker_logs_whether_each_request_changed_its_state(quick):
     assert notes[0]["w"] is True and "state was built" in notes[0]["e"]
     assert [n["w"] for n in notes[1:]] == [False, False, False]
     assert all("did not change" in n["e"] for n in notes[1:])
+
+
+def test_real_answer_reads_as_jobs_with_warnings_and_a_full_graph(quick, tmp_path):
+    """On real sticky logs: chains name jobs (no host:pid), the JSON lists its warnings, an
+    absolute path is the same file as a relative one, and the report's graph is drawn."""
+    import subprocess
+
+    _, work = quick
+    base = work / "sensorqc" / "base"
+    cmd = [sys.executable, "-m", "distea", "impact", "--logs", str(base / "traces"), "--json"]
+    answers = []
+    for path in ("data/B.csv", str(base / "data" / "B.csv")):
+        out = subprocess.run(
+            [*cmd, "--quiet", "--change", f"file:{path}"], cwd=tmp_path, capture_output=True,
+            text=True, check=True,
+        ).stdout  # fmt: skip
+        answers.append(json.loads(out))
+    assert answers[0]["jobs"] == answers[1]["jobs"]
+    assert {j["name"] for j in answers[0]["jobs"]} >= {"clean[clean/B.json]", "report[report.tsv]"}
+    assert "all[]" not in {j["name"] for j in answers[0]["jobs"]}
+    assert isinstance(answers[0]["warnings"], list)
+    steps = [s for j in answers[0]["jobs"] for s in j["chain"]]
+    assert steps and not any(":vm:" in s or "script:" in s for s in steps)
+    report = tmp_path / "r.md"
+    subprocess.run(
+        [*cmd[:-1], "--change", "file:data/B.csv", "--report", str(report)], cwd=tmp_path,
+        capture_output=True, check=True,
+    )  # fmt: skip
+    assert (tmp_path / "r.png").stat().st_size > 1000
