@@ -138,7 +138,8 @@ def load_workflow(root: "str | Path | None") -> Optional[Workflow]:
         wf.rules = _rules(wf.snakefile_text)
     for path in sorted(base.rglob("*.py")):
         relative = path.relative_to(base)
-        if any(p.startswith(".") or p in ("venv", "__pycache__") for p in relative.parts):
+        skip = ("venv", "__pycache__", "site-packages", "node_modules")
+        if any(p.startswith(".") or p in skip for p in relative.parts):
             continue
         module = ".".join(relative.with_suffix("").parts)
         if module.endswith(".__init__"):
