@@ -61,6 +61,9 @@ class Process:
     sends: list[Comm] = field(default_factory=list)
     recvs: list[Comm] = field(default_factory=list)
     opens: dict[str, int] = field(default_factory=dict)
+    """Path -> clock of its first read in this process."""
+    reads: list[tuple[str, int]] = field(default_factory=list)
+    """Every logged read (a sticky worker logs the first read of each request)."""
     params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
     templates: list[tuple[str, int]] = field(default_factory=list)
     digests: list[tuple[str, str, int, str]] = field(default_factory=list)

@@ -114,8 +114,9 @@ class Order:
             graph.remove_node(SUPER_SOURCE)
         reached = dict(direct)
         ranges: dict[str, list[tuple[int, Optional[int]]]] = {}
-        for name, clock in direct.items():
-            ranges.setdefault(name, []).append((clock, self.timelines[name].until(clock)))
+        for name, clock in sources:  # every source: a worker's requests are cut apart
+            if name in self.timelines:
+                ranges.setdefault(name, []).append((clock, self.timelines[name].until(clock)))
         owner, start = self.node_owner, self.node_start
         for node in preds:
             name = owner[node]
@@ -145,11 +146,12 @@ class Reach:
     def chain(self, name: str, clock: int) -> tuple[Optional[int], list[str]]:
         """(source index, steps) of the causal chain bringing a source to ``name`` at ``clock``."""
         order = self.order
-        if name in self.direct and self.direct[name] <= clock:
-            until = order.timelines[name].until(self.direct[name])
-            if until is None or clock < until:
-                index = next(i for i, (n, c) in enumerate(self.sources) if n == name and c <= clock)
-                return index, []
+        line = order.timelines[name]
+        for index, (n, c) in enumerate(self.sources):
+            if n == name and c <= clock:
+                until = line.until(c)
+                if until is None or clock < until:
+                    return index, []
         node = order.timelines[name].segment(clock)
         steps: list[str] = []
         while node in self.preds:
@@ -187,6 +189,13 @@ def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
                 return f"{who} (serving {served[-1]})"
         return who
     return name
+
+
+def _read_at(proc: "Process", path: str, since: int) -> Optional[int]:
+    """The first logged read of ``path`` by ``proc`` at or after ``since`` (a worker logs one
+    per request), else its first read at all."""
+    later = [c for p, c in proc.reads if p == path and c >= since]
+    return min(later) if later else proc.opens.get(path)
 
 
 def _serving(proc: "Process", clock: int) -> Optional[str]:
@@ -296,7 +305,7 @@ def build_order(trace: Trace) -> Order:
                 continue
             kinds[(producer.key, job.key)] = "file"
             why = f"file {path} written by {producer.key}, read by {job.key}"
-            readers = [(p, procs[p].opens.get(path)) for p, _ in executor.get(job.key, [])]
+            readers = [(p, _read_at(procs[p], path, c)) for p, c in executor.get(job.key, [])]
             exact = [(p, c) for p, c in readers if c is not None]
             if exact:
                 for p, c in exact:

@@ -185,6 +185,7 @@ def _read_process(
                 proc.recvs.append(Comm(str(r["m"]), int(r["c"]), r.get("from"), r.get("job")))
             elif kind == "open":
                 proc.opens.setdefault(str(r["p"]), int(r["c"]))
+                proc.reads.append((str(r["p"]), int(r["c"])))
             elif kind == "param":
                 proc.params.append((str(r["n"]), int(r["c"]), r.get("job")))
             elif kind == "tmpl":

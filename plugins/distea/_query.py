@@ -223,6 +223,7 @@ def _function_points(
         mask = np.isin(fids, ids)
         if mask.any():
             clocks.append(int(first[mask].min()))
+        cuts = order.timelines[name].cuts
         # The wrap tracer cannot see a script's own functions, nested functions, or calls
         # through references taken when the module loaded: the enclosing body stands in.
         reason = None
@@ -233,14 +234,30 @@ def _function_points(
                 reason = f"its calls may bypass the wrap tracer ({indirect})"
             elif workflow is None and not mask.any():
                 reason = "no sources to show that it was never called"
+        later: list[int] = []
         if reason is not None:
             body_mask = fids == trace.function_ids[body]
             if body_mask.any():
-                clocks.append(int(first[body_mask].min()))
+                loaded = int(first[body_mask].min())
+                clocks.append(loaded)
+                # Unseen calls may happen in any request the worker serves after the load.
+                later = [c for c in cuts if c > loaded]
                 blind.append(f"{order.label(name)}: {reason}")
         if clocks:
             where = order.label(name, min(clocks))
             points.append((name, min(clocks), f"{change} first ran in {where}"))
+        # A worker whose requests are cut apart (evidence that its state did not carry):
+        # the function's first run in each request is a source of its own.
+        if cuts and mask.any():
+            requests = np.searchsorted(np.asarray(cuts), first[mask], side="right")
+            for k in np.unique(requests).tolist():
+                clock = int(first[mask][requests == k].min())
+                if clock > min(clocks):
+                    where = order.label(name, clock)
+                    points.append((name, clock, f"{change} ran again in {where}"))
+        for clock in later:
+            where = order.label(name, clock)
+            points.append((name, clock, f"{change} may have run unseen in {where}"))
     if blind:
         notes.append(
             f"{change}: in {len(blind)} processes traced by the wrap tracer it may have run "
@@ -434,6 +451,12 @@ def _file_points(
         clock = opened.get(path)
         if clock is not None:
             points.append((name, clock, f"{order.label(name, clock)} read {path}"))
+            # A worker with cut requests logs its first read in each request (same tracer
+            # version as the state evidence): the reads of later requests are sources too.
+            for path_read, when in proc.reads:
+                if when > clock and normalise_path(path_read, workdir) == path:
+                    where = order.label(name, when)
+                    points.append((name, when, f"{where} read {path}"))
     traced_readers = {p for p, _, _ in points}
     declared = False
     for key, job in trace.jobs.items():

@@ -502,6 +502,8 @@ class ProcessTrace:
     def set_job(self, job: Optional[str]) -> None:
         """The job this process is serving now (sticky workers, for digests)."""
         self.job = job
+        with self._lock:  # each request logs its own first reads (a file edge per request)
+            self._opened.clear()
 
     def dump(self) -> None:
         """Write the function records and the final clock; later calls do nothing."""

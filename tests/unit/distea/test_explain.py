@@ -141,3 +141,58 @@ def test_graph_has_message_edges_between_jobs(logs):
     assert job_edges(order) == {("A[a.txt]", "B[b.txt]"): "message"}
     result = analyse(logs.root, [Change.parse("func:lib.f")])
     assert {j.name for j in result.jobs} == {"A[a.txt]", "B[b.txt]"}
+
+
+def test_function_run_again_in_a_later_request_is_a_source_there_too(logs):
+    """Regression (found by the generated-mutant evaluation): the state did not change, but
+    the changed function runs again in a later request; that request is impacted itself."""
+    fn = logs.fn
+    records = []
+    clock = 0
+    for i in range(3):
+        job = f"J[{i}.txt]"
+        clock += 1
+        records.append({"k": "recv", "m": f"inv{i}", "c": clock, "from": "manager", "job": job})
+        clock += 1
+        if i != 1:
+            records.append(fn("lib.model.score", clock, clock))
+        clock += 1
+        records.append({"k": "state", "c": clock, "job": job, "w": False, "e": "unchanged"})
+        clock += 1
+        records.append({"k": "send", "m": f"done{i}", "c": clock, "to": "manager", "job": job})
+    records.append({"k": "end", "c": clock + 1, "mode": "settrace", "complete": True})
+    logs.process("worker:w1:vm:1", records, role="worker", worker_id="w1")
+    logs.logger([_job("J", f"{i}.txt", i=i) for i in range(3)])
+    result = analyse(logs.root, [Change.parse("func:lib.model.score")])
+    assert {j.name for j in result.jobs} == {"J[0.txt]", "J[2.txt]"}
+    chain = next(j.chain for j in result.jobs if j.name == "J[2.txt]")
+    assert chain[0] == "func:lib.model.score ran again in worker w1 (serving J[2.txt])"
+
+
+def test_shared_file_read_by_two_requests_reaches_both(logs):
+    """An upstream output read by two requests of one worker whose state did not change:
+    each request's own read (logged per request) is reached by the file edge."""
+    fn = logs.fn
+    records = []
+    clock = 0
+    for i in range(2):
+        job = f"J[{i}.txt]"
+        clock += 1
+        records.append({"k": "recv", "m": f"inv{i}", "c": clock, "from": "manager", "job": job})
+        clock += 1
+        records.append({"k": "open", "p": "ref.txt", "c": clock})
+        clock += 1
+        records.append(fn("lib.use", clock, clock))
+        clock += 1
+        records.append({"k": "state", "c": clock, "job": job, "w": False, "e": "unchanged"})
+        clock += 1
+        records.append({"k": "send", "m": f"done{i}", "c": clock, "to": "manager", "job": job})
+    records.append({"k": "end", "c": clock + 1, "mode": "settrace", "complete": True})
+    logs.process("worker:w1:vm:1", records, role="worker", worker_id="w1")
+    logs.logger(
+        [_job("R", "ref.txt", ["raw.txt"])]
+        + [_job("J", f"{i}.txt", ["ref.txt"], i=i) for i in range(2)]
+    )
+    result = analyse(logs.root, [Change.parse("file:raw.txt")])
+    assert {j.name for j in result.jobs} == {"R[ref.txt]", "J[0.txt]", "J[1.txt]"}
+    assert ("lib.use", "J[1.txt]") in result.names("function")

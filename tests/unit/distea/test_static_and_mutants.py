@@ -170,3 +170,16 @@ def test_every_operator_changes_its_function_and_keeps_the_module_valid(tmp_path
         assert body(text, changed) != body(source, changed)  # the named function changed
         for other in {"f", "g"} - {changed}:
             assert body(text, other) == body(source, other)  # and only it
+
+
+def test_a_worker_logs_its_first_read_of_each_request(tmp_path):
+    from distea.tracer import ProcessTrace
+
+    trace = ProcessTrace(tmp_path, "worker", name="w")
+    for job in ("J[0]", "J[1]"):
+        trace.set_job(job)
+        trace.note_open("ref.txt")
+        trace.note_open("ref.txt")
+    trace.dump()
+    records = [line for p in tmp_path.glob("*.jsonl") for line in p.read_text().splitlines()]
+    assert sum('"k":"open"' in line for line in records) == 2
