@@ -556,7 +556,13 @@ def impact(
             continue
         fids, first, last = proc.arrays()
         starts, jobs = _contexts(proc)
-        for clock, until in sorted(set(ranges)):
+        # Ranges ending at the same cut are nested: the earliest start covers them all, so each
+        # stretch between cuts is queried once (no duplicate rows).
+        earliest: dict[Optional[int], int] = {}
+        for clock, until in ranges:
+            if clock < earliest.get(until, clock + 1):
+                earliest[until] = clock
+        for until, clock in sorted(earliest.items(), key=lambda item: item[1]):
             hit_mask = last >= clock
             if until is not None:
                 hit_mask &= first < until

@@ -246,3 +246,11 @@ def test_function_not_traced_individually_falls_back_to_its_script_body(logs):
     assert any("load of scripts.agg.<module>" in w for w in result.warnings)
     nothing = analyse(logs.root, [Change.parse("func:other.fn")])
     assert not nothing.jobs and any("never ran" in w for w in nothing.warnings)
+
+
+def test_each_impacted_function_row_is_listed_once(logs):
+    """A worker reached at several segments (one per request) lists each row once."""
+    _worker(logs, f_request=1)
+    result = analyse(logs.root, [Change.parse("func:lib.f")])
+    rows = [(f.name, f.context) for f in result.functions]
+    assert len(rows) == len(set(rows)) == result.count("function")
