@@ -48,7 +48,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import CodeType, FrameType, FunctionType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any, Optional
 
 from . import _instrument
@@ -62,6 +62,9 @@ ENV_MODE = "DISTEA_TRACE_MODE"
 """``wrap``, ``settrace`` or ``monitoring`` (default: monitoring on 3.12+, else wrap)."""
 ENV_DIGESTS = "DISTEA_DIGESTS"
 """When "1", also digest every traced call's arguments and return value (ground truth runs)."""
+
+COMPLETE_MODES = frozenset({"settrace", "monitoring", "instrument"})
+"""Tracer mechanisms that see every call of a workflow function, however it is reached."""
 
 _EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
@@ -153,6 +156,76 @@ class ProcessTrace:
         with self._lock:
             self.clock += 1
             self._write({"k": "tmpl", "n": name, "c": self.clock})
+
+    def note_state(self, job: Optional[str], written: Optional[bool], evidence: str) -> None:
+        """Whether the carried state of this (sticky worker) process changed while serving
+        ``job``: the evidence that a change can, or cannot, reach the next job it serves."""
+        with self._lock:
+            self.clock += 1
+            record = {"k": "state", "c": self.clock, "job": job, "w": written, "e": evidence}
+            self._write(record)
+
+    def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
+        """After a sticky worker served ``job``: note whether its carried state changed.
+
+        The carried state is every template state, the globals of the workflow's modules and
+        the global random generators (``random``, ``numpy.random``). A digest is compared with
+        the one taken after the previous request, or after a template build in this one.
+        """
+        digest = StateFingerprint().digest(self._state_roots(states))
+        previous = getattr(self, "_state_digest", None)
+        self._state_digest = digest
+        if digest is None or previous is None:
+            self.note_state(
+                job, None, "the carried state could not be digested (counts as changed)"
+            )
+        elif digest != previous:
+            self.note_state(job, True, "the carried state's digest changed while serving it")
+        else:
+            self.note_state(job, False, "the carried state's digest did not change")
+
+    def state_built(self, template: str, states: dict[str, Any]) -> None:
+        """A template's state was just built (a write of the carried state, at this clock)."""
+        self.note_state(self.job, True, f"template {template}'s state was built")
+        self._state_digest = StateFingerprint().digest(self._state_roots(states))
+
+    def begin_state(self, states: dict[str, Any]) -> None:
+        """Digest the carried state once before a worker's first request."""
+        if not hasattr(self, "_state_digest"):
+            self._state_digest = StateFingerprint().digest(self._state_roots(states))
+
+    def _state_roots(self, states: dict[str, Any]) -> dict[str, Any]:
+        roots: dict[str, Any] = {f"template:{k}": v for k, v in states.items()}
+        for module in self.workflow_modules():
+            values = {
+                k: v
+                for k, v in vars(module).items()
+                if not k.startswith("__") and not isinstance(v, ModuleType)
+            }
+            roots[f"module:{module.__name__}"] = values
+        import random
+
+        roots["random"] = random.getstate()
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            try:
+                roots["numpy.random"] = numpy.random.get_state()
+            except Exception:
+                pass
+        return roots
+
+    def workflow_modules(self) -> list[ModuleType]:
+        """The workflow's own modules loaded in this process (their globals carry state)."""
+        root = self.root + os.sep
+        out = []
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if not filename:
+                continue
+            full = os.path.abspath(filename)
+            if full.startswith(root) and not any(p in full for p in _EXCLUDED_PARTS):
+                out.append(module)
+        return out
 
     def note_param(self, name: str, job: Optional[str]) -> None:
         with self._lock:
@@ -527,6 +600,8 @@ class ProcessTrace:
     def set_job(self, job: Optional[str]) -> None:
         """The job this process is serving now (sticky workers, for digests)."""
         self.job = job
+        with self._lock:  # each request logs its own first reads (a file edge per request)
+            self._opened.clear()
 
     def dump(self) -> None:
         """Write the function records and the final clock; later calls do nothing."""
@@ -560,7 +635,12 @@ class ProcessTrace:
                 self._write(
                     {"k": "digest", "f": name, "job": job, "n": count, "h": digest.hexdigest()}
                 )
-            self._write({"k": "end", "c": self.clock})
+            mode = getattr(self, "mode", None)
+            # Every mode of this tracer sees every call of a workflow function however it is
+            # reached (instrument included); an older log's wrap mode did not: the analysis
+            # warns there instead of trusting an absence.
+            complete = mode in COMPLETE_MODES
+            self._write({"k": "end", "c": self.clock, "mode": mode, "complete": complete})
             self._out.close()
 
 
@@ -639,6 +719,96 @@ def _stable(value: Any, depth: int = 0) -> str:
         return _ADDRESS.sub("", repr(value))
     except Exception:
         return type(value).__name__
+
+
+class StateFingerprint:
+    """A content digest of the state a sticky worker carries from one request to the next.
+
+    Walks objects (attributes, containers, array bytes) up to ``budget`` nodes; what it cannot
+    read (an object with neither attributes nor bytes that does not pickle, or a walk over
+    budget) makes the digest ``None``: unknown, which the analysis counts as "changed".
+    """
+
+    def __init__(self, budget: int = 200_000) -> None:
+        self.budget = budget
+
+    def digest(self, roots: dict[str, Any]) -> Optional[str]:
+        h = hashlib.blake2b(digest_size=16)
+        self._left = self.budget
+        self._seen: set[int] = set()
+        try:
+            for name in sorted(roots):
+                h.update(name.encode() + b"=")
+                self._walk(roots[name], h)
+        except _Unreadable:
+            return None
+        return h.hexdigest()
+
+    def _walk(self, value: Any, h: Any) -> None:
+        self._left -= 1
+        if self._left < 0:
+            raise _Unreadable
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+            h.update(repr(value).encode() + b";")
+            return
+        if (
+            isinstance(value, (ModuleType, type))
+            or callable(value)
+            and not hasattr(value, "__dict__")
+        ):
+            h.update(f"<{type(value).__name__} {getattr(value, '__name__', '')}>;".encode())
+            return
+        key = id(value)
+        if key in self._seen:
+            h.update(b"<seen>;")
+            return
+        self._seen.add(key)
+        tobytes = getattr(value, "tobytes", None)
+        if callable(tobytes) and hasattr(value, "shape"):
+            h.update(f"{type(value).__name__}{value.shape}{getattr(value, 'dtype', '')}".encode())
+            h.update(tobytes())
+            return
+        if isinstance(value, dict):
+            h.update(b"{")
+            for k, v in list(value.items()):
+                self._walk(k, h)
+                self._walk(v, h)
+            h.update(b"}")
+            return
+        if isinstance(value, (list, tuple, set, frozenset)):
+            items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+            h.update(type(value).__name__.encode() + b"[")
+            for item in list(items):
+                self._walk(item, h)
+            h.update(b"]")
+            return
+        cache_info = getattr(value, "cache_info", None)
+        if callable(cache_info):  # functools.lru_cache: its hits are state, its code is not
+            h.update(repr(cache_info()).encode())
+            return
+        if isinstance(value, (FunctionType, MethodType)):
+            h.update(f"<fn {getattr(value, '__qualname__', '')}>;".encode())
+            return
+        state = getattr(value, "__dict__", None)
+        slots = [s for c in type(value).__mro__ for s in getattr(c, "__slots__", ())]
+        if isinstance(state, dict) or slots:
+            h.update(type(value).__qualname__.encode() + b"(")
+            if isinstance(state, dict):
+                self._walk(state, h)
+            for slot in slots:
+                self._walk(getattr(value, slot, None), h)
+            h.update(b")")
+            return
+        try:
+            import pickle
+
+            h.update(pickle.dumps(value, protocol=4))
+        except Exception:
+            raise _Unreadable from None
+
+
+class _Unreadable(Exception):
+    pass
 
 
 _RECORD = "_distea_recording"

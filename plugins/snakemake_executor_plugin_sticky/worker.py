@@ -163,6 +163,8 @@ class Worker:
         job = watch_job(trace, inv.snakemake)
         trace.recv(inv.trace.message_id, inv.trace.clock, "manager", job=job)
         trace.set_job(job)
+        states = self.holder.states
+        trace.begin_state({k: b.value for k, b in states.items()})
         building = inv.template not in self.holder.states and inv.template not in self.holder.failed
         if building:
             trace.note_template(inv.template)
@@ -176,6 +178,8 @@ class Worker:
             done = self.run(inv)
         if building:  # DISTEA: the templates file's functions record from now on
             trace.instrument_loaded()
+        # Evidence for the analysis: did this request change what the next one inherits?
+        trace.check_state(job, {k: b.value for k, b in states.items()})
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)
@@ -190,6 +194,10 @@ class Worker:
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
             self.send(StateBuilt(inv.template, built.build_seconds))
+            if self.trace is not None and inv.trace is not None:  # DISTEA: a state write
+                self.trace.state_built(
+                    inv.template, {k: b.value for k, b in self.holder.states.items()}
+                )
         return self.execute_script(inv)
 
     def compiled(self, inv: Invoke) -> Any:

@@ -9,6 +9,10 @@ each function change must impact exactly the jobs the rule says:
 * a context in which workflow code ran depends on everything the process did before it
   (state may carry over), so it is impacted when the function first ran at or before it;
 * a context without workflow code depends only on code run outside any context before it.
+
+Every process declares a complete tracer (``instrument``) and every job has a traced executor
+(a script process that ran none of these functions), so the analysis has no blind spot to be
+conservative about and must answer exactly.
 """
 
 import json
@@ -43,7 +47,12 @@ def _record(folder: Path, steps: list[tuple[str, str, list[str]]]) -> None:
             trace._leave(name)
         if kind != "outside":
             trace.end_context(token, job, to_end=kind == "run")
+    trace.mode = "instrument"  # the log's end record declares a complete tracer
     trace.dump()
+    for i, job in enumerate(JOBS):  # each job's traced executor
+        script = ProcessTrace(folder, "script", name=f"script:test:{i}", job=job)
+        script.mode = "instrument"
+        script.dump()
     header = {"distea": 1, "k": "header", "source": "logger", "process": "snakemake"}
     lines = [header]
     for i in range(len(JOBS)):
