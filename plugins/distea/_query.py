@@ -252,6 +252,7 @@ def _function_points(
                 reason = f"its calls may bypass the wrap tracer ({indirect})"
             elif workflow is None and not mask.any():
                 reason = "no sources to show that it was never called"
+        wrap_blind = reason is not None
         if reason is None and as_written:
             reason = "not traced individually"
         later: list[int] = []
@@ -263,7 +264,7 @@ def _function_points(
                 # Unseen calls may happen in any request the worker serves after the load.
                 later = [c for c in cuts if c > loaded]
                 blind_spot = f"{order.label(name)}: {reason}"
-                (blind if not proc.complete and not as_written else unseen).append(blind_spot)
+                (blind if wrap_blind else unseen).append(blind_spot)
         if clocks:
             where = order.label(name, min(clocks))
             points.append((name, min(clocks), f"{change} first ran in {where}"))
