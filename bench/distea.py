@@ -779,22 +779,71 @@ def scale(quick: bool) -> dict[str, Any]:
     return result
 
 
+def _evaluation(quick: bool, budget: Optional[float] = None) -> dict[str, Any]:
+    """Recall, precision and warnings on three subjects nobody designed DISTEA for."""
+    from distea_eval.evaluate import evaluate
+
+    deadline = time.time() + budget if budget else None
+    partial_path = RESULTS / "distea_evaluation.partial.json"
+
+    def partial(result: dict[str, Any]) -> None:
+        partial_path.write_text(json.dumps(result, indent=1))
+
+    result = evaluate(quick, WORK / "distea_eval", partial=partial, deadline=deadline)
+    partial_path.unlink(missing_ok=True)
+    result["measured"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    print("\nevaluation (job / output level, means over mutants that impacted something):")
+    for subject in result["subjects"]:
+        for tool, levels in subject["summary"].items():
+            cells = "  ".join(
+                f"{lvl} R={_fmt(levels[lvl]['recall'])} (min {_fmt(levels[lvl]['min_recall'])}) "
+                f"P={_fmt(levels[lvl]['precision'])}"
+                for lvl in ("job", "output")
+            )
+            extra = ""
+            if tool == "distea":
+                extra = f"  warnings/query {levels['warnings_per_query']}"
+            print(f"  {subject['subject']:<13} {tool:<11} {cells}{extra}")
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 mutants, 4 samples, 100k events")
-    parser.add_argument("--skip-accuracy", action="store_true", help="only overhead and scale")
+    parser.add_argument(
+        "--skip-accuracy", action="store_true", help="only overhead and scale (keeps accuracy)"
+    )
+    parser.add_argument(
+        "--only-evaluation",
+        action="store_true",
+        help="only the generated-mutant evaluation on the three subjects (keeps the rest of "
+        "the last results)",
+    )
+    parser.add_argument(
+        "--budget", type=float, help="seconds after which no further mutant starts (evaluation)"
+    )
     args = parser.parse_args()
+    previous = RESULTS / "distea.json"
+    if args.only_evaluation:
+        result = json.loads(previous.read_text()) if previous.exists() else {}
+        for key in ("benchmark", "date", "machine"):
+            result.pop(key, None)
+        result["evaluation"] = _evaluation(args.quick, args.budget)
+        print(f"results: {write_result('distea', result)}")
+        return
     result: dict[str, Any] = {"quick": args.quick}
     result["scale"] = scale(args.quick)
     result["tracer_overhead"] = overhead(args.quick)
-    previous = RESULTS / "distea.json"
     if args.skip_accuracy and previous.exists():
-        # Re-measuring cost on a quieter machine keeps the (long) accuracy part of the last run.
+        # Re-measuring cost on a quieter machine keeps the (long) accuracy parts of the last run.
         old = json.loads(previous.read_text())
         if "accuracy" in old and old.get("quick") == args.quick:
             result["accuracy"] = old["accuracy"]
             result["accuracy_measured"] = old.get("accuracy_measured", old.get("date"))
+        if "evaluation" in old:
+            result["evaluation"] = old["evaluation"]
     if not args.skip_accuracy:
+        result["evaluation"] = _evaluation(args.quick, args.budget)
         result["accuracy"] = accuracy(args.quick)
         result["accuracy_measured"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     if "accuracy" in result:

@@ -35,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--explain", action="store_true", help="print every causal chain")
     query.add_argument("--json", action="store_true", help="machine-readable output")
     query.add_argument("--report", type=Path, help="also write a Markdown report (+ .png)")
-    query.add_argument("--quiet", action="store_true", help="do not print warnings")
+    query.add_argument(
+        "--quiet", action="store_true", help="with --json, do not repeat warnings on stderr"
+    )
     listing = sub.add_parser("list", help="functions, rules, parameters, templates, files seen")
     listing.add_argument("--logs", required=True)
     return parser
@@ -67,8 +69,9 @@ def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
     trace = read_logs(args.logs)
     order = build_order(trace)
     result = impact(order, changes)
-    if not args.quiet:
-        for warning in [*trace.warnings, *result.warnings]:
+    warnings = [*trace.warnings, *result.warnings]
+    if not args.quiet and args.json:
+        for warning in warnings:
             print(f"distea: warning: {warning}", file=sys.stderr)
     if args.json:
         payload = {
@@ -84,10 +87,13 @@ def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
                     ("outputs", result.outputs),
                 )
             },
+            # Blind spots of this answer: an empty list means the answer is complete.
+            "warnings": warnings,
+            "justified": result.justified,
         }
         print(json.dumps(payload, indent=1))
     else:
-        sys.stdout.write(table(result, explain=args.explain))
+        sys.stdout.write(table(result, explain=args.explain, warnings=warnings))
     if args.report:
         path = markdown(order, result, args.report)
         print(f"report: {path}", file=sys.stderr)

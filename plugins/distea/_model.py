@@ -36,6 +36,18 @@ class Comm:
 
 
 @dataclass
+class StateNote:
+    """What a sticky worker found about its carried state at the end of one request."""
+
+    job: str
+    clock: int
+    written: Optional[bool]
+    """True: the state (template states, workflow module globals, global RNGs) changed during
+    the request; False: it provably did not; None: it could not tell (counts as changed)."""
+    evidence: str
+
+
+@dataclass
 class Process:
     """One traced process (a script run, a sticky worker, a sticky manager)."""
 
@@ -49,10 +61,26 @@ class Process:
     sends: list[Comm] = field(default_factory=list)
     recvs: list[Comm] = field(default_factory=list)
     opens: dict[str, int] = field(default_factory=dict)
+    """Path -> clock of its first read in this process."""
+    reads: list[tuple[str, int]] = field(default_factory=list)
+    """Every logged read (a sticky worker logs the first read of each request)."""
     params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
     templates: list[tuple[str, int]] = field(default_factory=list)
     digests: list[tuple[str, str, int, str]] = field(default_factory=list)
+    states: list["StateNote"] = field(default_factory=list)
+    """A sticky worker's evidence, per request, of whether it changed its carried state."""
+    contexts: list[tuple[str, int, int, int, bool]] = field(default_factory=list)
+    """Snakemake's process: (job, start, end, feed, feeds the job's end) of each computation
+    done for a job."""
     end: Optional[int] = None
+    mode: Optional[str] = None
+    """The tracer's mechanism (``wrap``, ``settrace``, ``monitoring``, ...); None: unknown."""
+    complete: Optional[bool] = None
+    """True when the tracer saw every call of a workflow function however it was reached;
+    None (older logs) counts as False."""
+    host: str = ""
+    pid: str = ""
+    worker_id: Optional[str] = None
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(function ids, first clocks, last clocks) as numpy arrays, built once."""
@@ -87,6 +115,8 @@ class Trace:
     function_ids: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     events: int = 0
+    workdir: Optional[str] = None
+    """The workflow directory Snakemake ran in (from the logger's header), if known."""
 
     def function_id(self, name: str) -> int:
         fid = self.function_ids.get(name)

@@ -25,7 +25,7 @@ from typing import Optional
 
 import networkx as nx
 
-from ._model import Job, Trace
+from ._model import Job, Process, StateNote, Trace
 
 HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
 SUPER_SOURCE = -1
@@ -41,10 +41,19 @@ class Timeline:
     starts: list[int] = field(default_factory=lambda: [0])
     base: int = 0
     sends: list[tuple[int, int]] = field(default_factory=list)
+    cuts: list[int] = field(default_factory=list)
+    """Clocks where program order does not carry a change: a sticky worker's next request,
+    when the worker showed that its carried state did not change (the state timeline
+    ``state:NAME`` carries it instead, from the requests that did change it)."""
 
     def segment(self, clock: int) -> int:
         """Node id of the segment containing ``clock``."""
         return self.base + max(0, bisect.bisect_right(self.starts, clock) - 1)
+
+    def until(self, clock: int) -> Optional[int]:
+        """The first cut after ``clock`` (where a reach from ``clock`` stops), or None."""
+        i = bisect.bisect_right(self.cuts, clock)
+        return self.cuts[i] if i < len(self.cuts) else None
 
 
 @dataclass
@@ -59,6 +68,13 @@ class Order:
     edge_why: dict[tuple[int, int], str]
     executor: dict[str, list[tuple[str, int]]]
     """Job key -> [(process, clock at which the process began serving it)]."""
+    edge_kind: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(job, job) -> how a change can pass between them: ``file``, ``state`` (a sticky
+    worker's carried state) or ``message``; for the job graph of the report."""
+
+    def label(self, name: str, clock: Optional[int] = None) -> str:
+        """A timeline as a reader knows it: the job it ran, or the worker and its job."""
+        return describe(self.trace, name, clock)
 
     def reach(self, sources: list[tuple[str, int]]) -> "Reach":
         """Earliest reached clock per timeline, with what is needed to explain each.
@@ -79,7 +95,7 @@ class Order:
                 direct[name] = clock
             node = line.segment(clock)
             last_node = line.base + len(line.starts) - 1
-            targets = [node + 1] if node < last_node else []
+            targets = [node + 1] if node < last_node and graph.has_edge(node, node + 1) else []
             sends = line.sends[bisect.bisect_left(line.sends, (clock, -1)) :]
             end = line.starts[node - line.base + 1] if node < last_node else None
             for send_clock, target in sends:
@@ -97,13 +113,18 @@ class Order:
         finally:
             graph.remove_node(SUPER_SOURCE)
         reached = dict(direct)
+        ranges: dict[str, list[tuple[int, Optional[int]]]] = {}
+        for name, clock in sources:  # every source: a worker's requests are cut apart
+            if name in self.timelines:
+                ranges.setdefault(name, []).append((clock, self.timelines[name].until(clock)))
         owner, start = self.node_owner, self.node_start
         for node in preds:
             name = owner[node]
             clock = start[node]
             if clock < reached.get(name, clock + 1):
                 reached[name] = clock
-        return Reach(self, sources, direct, reached, preds, entry, entry_why)
+            ranges.setdefault(name, []).append((clock, self.timelines[name].until(clock)))
+        return Reach(self, sources, direct, reached, preds, entry, entry_why, ranges)
 
 
 @dataclass
@@ -119,13 +140,18 @@ class Reach:
     entry: dict[int, int]
     """First node after the super-source -> index of the source point that led there."""
     entry_why: dict[int, str]
+    ranges: dict[str, list[tuple[int, Optional[int]]]] = field(default_factory=dict)
+    """Timeline -> the clock ranges [from, until) reached (until None: to its end)."""
 
     def chain(self, name: str, clock: int) -> tuple[Optional[int], list[str]]:
         """(source index, steps) of the causal chain bringing a source to ``name`` at ``clock``."""
         order = self.order
-        if name in self.direct and self.direct[name] <= clock:
-            index = next(i for i, (n, c) in enumerate(self.sources) if n == name and c <= clock)
-            return index, []
+        line = order.timelines[name]
+        for index, (n, c) in enumerate(self.sources):
+            if n == name and c <= clock:
+                until = line.until(c)
+                if until is None or clock < until:
+                    return index, []
         node = order.timelines[name].segment(clock)
         steps: list[str] = []
         while node in self.preds:
@@ -139,6 +165,45 @@ class Reach:
                 steps.append(why)
             node = prev
         return None, steps[::-1]
+
+
+def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
+    """A timeline named for a reader: ``job RULE[outputs]``, ``worker W (serving JOB)``."""
+    if name.startswith("job:"):
+        key, _, half = name[4:].rpartition("#")
+        return f"job {key} ({'its end' if half == 'end' else 'its start'})"
+    if name.startswith("state:"):
+        return f"the carried state of {describe(trace, name[6:])}"
+    proc = trace.processes.get(name)
+    if proc is None:
+        return name
+    if proc.job:
+        return f"job {proc.job}"
+    if proc.role in ("dag", "snakemake"):
+        return "Snakemake's own process"
+    if proc.role == "worker":
+        who = f"worker {proc.worker_id or name}"
+        if clock is not None:
+            served = [c.job for c in proc.recvs if c.job and c.clock <= clock]
+            if served:
+                return f"{who} (serving {served[-1]})"
+        return who
+    return name
+
+
+def _read_at(proc: "Process", path: str, since: int) -> Optional[int]:
+    """The first logged read of ``path`` by ``proc`` at or after ``since`` (a worker logs one
+    per request), else its first read at all."""
+    later = [c for p, c in proc.reads if p == path and c >= since]
+    return min(later) if later else proc.opens.get(path)
+
+
+def _serving(proc: "Process", clock: int) -> Optional[str]:
+    """The job a process was running at ``clock`` (its own, or a worker's current request)."""
+    if proc.job:
+        return proc.job
+    served = [c.job for c in proc.recvs if c.job and c.clock <= clock]
+    return served[-1] if served else None
 
 
 def build_order(trace: Trace) -> Order:
@@ -157,6 +222,10 @@ def build_order(trace: Trace) -> Order:
     edges: list[tuple[str, int, str, int, str]] = []
     """(from timeline, clock, to timeline, clock, why)."""
     executor: dict[str, list[tuple[str, int]]] = {}
+    kinds: dict[tuple[str, str], str] = {}
+
+    def label(name: str, clock: Optional[int] = None) -> str:
+        return describe(trace, name, clock)
 
     # Messages between traced processes: matched by id; those to or from a hub: rewired.
     received: dict[str, tuple[str, int]] = {}
@@ -174,19 +243,72 @@ def build_order(trace: Trace) -> Order:
         for c in proc.sends:
             target = received.get(c.message)
             if target is not None:
-                edges.append((name, c.clock, target[0], target[1], f"message {c.message}"))
+                why = f"{label(name, c.clock)} sent message {c.message} to {label(*target)}"
+                edges.append((name, c.clock, target[0], target[1], why))
+                ends = (_serving(proc, c.clock), _serving(procs[target[0]], target[1]))
+                if ends[0] and ends[1] and ends[0] != ends[1]:
+                    kinds.setdefault((ends[0], ends[1]), "message")
             elif c.job:
-                edges.append((name, c.clock, f"job:{c.job}#end", 0, f"{name} finished job {c.job}"))
+                why = f"{label(name, c.clock)} finished job {c.job}"
+                edges.append((name, c.clock, f"job:{c.job}#end", 0, why))
         for c in proc.recvs:
             if c.job and c.message not in sent:
-                edges.append(
-                    (f"job:{c.job}#start", 0, name, c.clock, f"job {c.job} sent to {name}")
-                )
+                why = f"job {c.job} started on {label(name)}"
+                edges.append((f"job:{c.job}#start", 0, name, c.clock, why))
                 executor.setdefault(c.job, []).append((name, c.clock))
         if proc.job:
             executor.setdefault(proc.job, []).append((name, 0))
-            edges.append((f"job:{proc.job}#start", 0, name, 0, f"job {proc.job} ran as {name}"))
-            edges.append((name, proc.last_clock, f"job:{proc.job}#end", 0, f"{name} exited"))
+            edges.append((f"job:{proc.job}#start", 0, name, 0, f"job {proc.job} started"))
+            edges.append((name, proc.last_clock, f"job:{proc.job}#end", 0, f"job {proc.job} ended"))
+
+    # A sticky worker's carried state: a timeline of its own, fed by the requests that changed
+    # it (evidence logged by the worker), feeding every later request. Requests that provably
+    # left the state unchanged do not pass a change on to the next one.
+    cuts: dict[str, list[int]] = {}
+    for name, proc in procs.items():
+        if proc.role != "worker" or not proc.states:
+            continue
+        notes: dict[str, list[StateNote]] = {}
+        for note in proc.states:
+            notes.setdefault(note.job, []).append(note)
+        replies = {c.job: c.clock for c in proc.sends if c.job}
+        requests = [c for c in proc.recvs if c.job]
+        cuts[name] = sorted(c.clock for c in requests[1:])
+        state = f"state:{name}"
+        timelines[state] = Timeline(state, "state")
+        who = label(name)
+        served: list[str] = []
+        for c in requests:
+            job = c.job or ""
+            if served:
+                why = f"{who}'s state carried the change to job {job}"
+                edges.append((state, c.clock, name, c.clock, why))
+                for earlier in served:
+                    kinds.setdefault((earlier, job), "state")
+            # Each write feeds the state from its clock on; without evidence, the request's
+            # end counts as one (it may have changed the state anywhere).
+            found = notes.get(job) or [
+                StateNote(job, replies.get(job, c.clock), None, "no evidence logged")
+            ]
+            for note in found:
+                if note.written is not False:
+                    why = f"job {job} changed {who}'s state ({note.evidence})"
+                    edges.append((name, note.clock, state, note.clock, why))
+            served.append(job)
+
+    # Snakemake's own process: what it computed for a job (input functions, params callables,
+    # the code they call) feeds that job's start. Contexts of jobs that never ran (candidates,
+    # up-to-date jobs) lead nowhere.
+    for name, proc in procs.items():
+        for key, _, _, feed, to_end in proc.contexts:
+            if key not in jobs:
+                continue
+            if to_end:
+                why = f"the run: code of {key} ran in {name}"
+                edges.append((name, feed, f"job:{key}#end", 0, why))
+            else:
+                why = f"workflow code in {name} computed the input/params of {key}"
+                edges.append((name, feed, f"job:{key}#start", 0, why))
 
     # Files: the producer's end feeds the reader at its first read, or the reading job's start.
     producers = {path: job for job in jobs.values() for path, _ in job.outputs}
@@ -195,8 +317,9 @@ def build_order(trace: Trace) -> Order:
             producer = producers.get(path)
             if producer is None or producer is job:
                 continue
+            kinds[(producer.key, job.key)] = "file"
             why = f"file {path} written by {producer.key}, read by {job.key}"
-            readers = [(p, procs[p].opens.get(path)) for p, _ in executor.get(job.key, [])]
+            readers = [(p, _read_at(procs[p], path, c)) for p, c in executor.get(job.key, [])]
             exact = [(p, c) for p, c in readers if c is not None]
             if exact:
                 for p, c in exact:
@@ -205,7 +328,7 @@ def build_order(trace: Trace) -> Order:
                 edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
 
     for name, proc in procs.items():
-        timelines[name] = Timeline(name, "process")
+        timelines[name] = Timeline(name, "process", cuts=cuts.get(name, []))
         proc.arrays()  # columnar function spans, built once for every query
     for key in jobs:
         timelines[f"job:{key}#start"] = Timeline(f"job:{key}#start", "job-start")
@@ -226,11 +349,16 @@ def build_order(trace: Trace) -> Order:
     graph = nx.DiGraph()
     program: list[tuple[int, int]] = []
     for line in timelines.values():
-        line.starts = sorted(set(line.starts))
+        line.starts = sorted(set(line.starts) | set(line.cuts))
         line.base = len(node_owner)
         node_owner.extend([line.name] * len(line.starts))
         node_start.extend(line.starts)
-        program.extend((line.base + i, line.base + i + 1) for i in range(len(line.starts) - 1))
+        cut = set(line.cuts)
+        program.extend(
+            (line.base + i, line.base + i + 1)
+            for i in range(len(line.starts) - 1)
+            if line.starts[i + 1] not in cut
+        )
     graph.add_nodes_from(range(len(node_owner)))
     graph.add_edges_from(program)
     edge_why: dict[tuple[int, int], str] = {}
@@ -253,4 +381,11 @@ def build_order(trace: Trace) -> Order:
     for line in timelines.values():
         line.sends.sort()
     trace.jobs.update({k: j for k, j in jobs.items() if k not in trace.jobs})
-    return Order(trace, graph, timelines, node_owner, node_start, edge_why, executor)
+    # Jobs served one after another by a worker without state evidence: state carries.
+    for name, proc in procs.items():
+        if proc.role == "worker" and name not in cuts:
+            served = [c.job for c in proc.recvs if c.job]
+            for i, job in enumerate(served):
+                for later in served[i + 1 :]:
+                    kinds.setdefault((job, later), "state")
+    return Order(trace, graph, timelines, node_owner, node_start, edge_why, executor, kinds)

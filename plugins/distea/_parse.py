@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from ._model import Comm, Job, Process, Trace
+from ._model import Comm, Job, Process, StateNote, Trace
 from ._schema import REQUIRED_FIELDS, SCHEMA_VERSION, job_key
 
 MAX_BAD_FRACTION = 0.2
@@ -84,6 +84,8 @@ def _read_jsonl(path: Path, trace: Trace) -> None:
         raise LogFormatError(path, 1, f"header lacks {', '.join(missing)}; remove the file")
     source = head["source"]
     if source == "logger":
+        if isinstance(head.get("cwd"), str) and trace.workdir is None:
+            trace.workdir = head["cwd"]
         _read_logger(path, lines, truncated, trace)
     else:
         _read_process(path, head, lines, truncated, trace)
@@ -160,6 +162,9 @@ def _read_process(
         proc = trace.processes[name]
     else:
         proc = Process(name, str(head.get("role", head["source"])), str(path), head.get("job"))
+        proc.host = str(head.get("host", ""))
+        proc.pid = str(head.get("pid", ""))
+        proc.worker_id = head.get("worker_id")
         trace.processes[name] = proc
     fid, known = trace.function_id, trace.function_ids
     ids, first, last = proc.fn_ids, proc.fn_first, proc.fn_last
@@ -180,6 +185,7 @@ def _read_process(
                 proc.recvs.append(Comm(str(r["m"]), int(r["c"]), r.get("from"), r.get("job")))
             elif kind == "open":
                 proc.opens.setdefault(str(r["p"]), int(r["c"]))
+                proc.reads.append((str(r["p"]), int(r["c"])))
             elif kind == "param":
                 proc.params.append((str(r["n"]), int(r["c"]), r.get("job")))
             elif kind == "tmpl":
@@ -188,6 +194,22 @@ def _read_process(
                 proc.digests.append((str(r["f"]), str(r.get("job") or ""), int(r["n"]), r["h"]))
             elif kind == "end":
                 proc.end = int(r["c"])
+                proc.mode = r.get("mode") or proc.mode
+                proc.complete = r.get("complete", proc.complete)
+            elif kind == "state":
+                written = r.get("w")
+                proc.states.append(
+                    StateNote(
+                        str(r.get("job") or ""),
+                        int(r["c"]),
+                        None if written is None else bool(written),
+                        str(r.get("e") or ""),
+                    )
+                )
+            elif kind == "ctx":
+                a, b = r["c"]
+                to_end = r.get("to") == "end"
+                proc.contexts.append((str(r["job"]), int(a), int(b), int(r["f"]), to_end))
             else:
                 count -= 1
                 trace.warnings.append(f"{path}:{number}: record kind {kind!r} ignored here")

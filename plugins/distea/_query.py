@@ -10,13 +10,18 @@ read, a template's state build, a job's start). Everything that happens after a 
 * jobs: those whose end is reached; outputs: the outputs of those jobs.
 """
 
+import os
+import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from ._model import Process, Trace
 from ._order import Order
+
+if TYPE_CHECKING:
+    from ._static import Workflow
 
 KINDS = ("func", "rule", "param", "file", "template")
 
@@ -84,6 +89,9 @@ class ImpactResult:
     jobs: list[Impact] = field(default_factory=list)
     outputs: list[Impact] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    """Blind spots: each says what the answer conservatively includes, or may lack, and why."""
+    justified: list[str] = field(default_factory=list)
+    """Why an empty part of the answer is right (what DISTEA checked)."""
     function_names: list[str] = field(default_factory=list)
     blocks: list[_FunctionBlock] = field(default_factory=list)
     _functions: Optional[list[Impact]] = None
@@ -120,40 +128,40 @@ class ImpactResult:
         return {(i.name, i.context) for i in items}
 
 
-def source_points(order: Order, change: Change) -> tuple[list[tuple[str, int, str]], list[str]]:
-    """Where ``change`` takes effect: (timeline, clock, description) points, plus warnings."""
+JUSTIFIED = "justified: "
+"""Marks a note that justifies an empty answer (not a blind spot, so not a warning)."""
+
+PARAM_METHODS = frozenset({"get", "keys", "values", "items", "*", "__iter__"})
+"""Recorded parameter "names" that are really a read of the whole ``params`` object (an older
+recorder logged ``params.get("x")`` as a read of ``get``): they count as reading every one."""
+
+
+def source_points(
+    order: Order, change: Change, workflow: "Optional[Workflow]" = None
+) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """Where ``change`` takes effect: (timeline, clock, description) points, plus warnings.
+
+    Where the logs cannot show whether the change took effect (a blind spot: an untraced job,
+    code the tracer may not have seen, Snakemake's own process), the point is added anyway,
+    conservatively, with a warning that says why.
+    """
     trace = order.trace
     points: list[tuple[str, int, str]] = []
     notes: list[str] = []
     procs = {n: p for n, p in trace.processes.items() if n in order.timelines}
     if change.kind == "func":
-        ids = _matching_functions(trace, change.name)
-        body = _enclosing_body(trace, change.name) if not ids else None
-        if body is not None:
-            ids = [trace.function_ids[body]]
-            notes.append(
-                f"function {change.name} was not traced individually (a function of a script or "
-                f"a nested function, under the wrap tracer); its body {body} is the source instead"
-            )
-        if not ids:
-            notes.append(
-                f"function {change.name} never ran in these logs: nothing it could impact was "
-                "executed (check the name: module path from the workflow directory, dotted)"
-            )
-        for name, proc in procs.items():
-            fids, first, _ = proc.arrays()
-            if not len(fids):
-                continue
-            mask = np.isin(fids, ids)
-            if mask.any():
-                points.append((name, int(first[mask].min()), f"{change} first ran in {name}"))
+        _function_points(order, change, workflow, points, notes)
     elif change.kind == "template":
         for name, proc in procs.items():
             for tmpl, clock in proc.templates:
                 if tmpl == change.name:
-                    points.append((name, clock, f"template {tmpl} built in {name}"))
+                    where = order.label(name, clock)
+                    points.append((name, clock, f"template {tmpl} was built in {where}"))
         if not points:
-            notes.append(f"template {change.name} was never built in these logs")
+            notes.append(
+                f"template {change.name} was never built in these logs: no traced sticky worker "
+                "used it (if a job used it without tracing, rerun with DISTEA_TRACE set)"
+            )
     elif change.kind == "rule":
         for key, job in trace.jobs.items():
             if job.rule == change.name:
@@ -161,39 +169,215 @@ def source_points(order: Order, change: Change) -> tuple[list[tuple[str, int, st
         if not points:
             notes.append(f"no job of rule {change.name} ran in these logs")
     elif change.kind == "param":
-        rule, _, param = change.name.rpartition(".")
-        read: dict[str, tuple[str, int]] = {}
-        for name, proc in procs.items():
-            for pname, clock, job in proc.params:
-                if pname == param and job and (not rule or job.split("[", 1)[0] == rule):
-                    if job not in read or clock < read[job][1]:
-                        read[job] = (name, clock)
-        for key, job in trace.jobs.items():
-            if rule and job.rule != rule:
-                continue
-            if key in read:
-                name, clock = read[key]
-                points.append((name, clock, f"{job.key} read params.{param}"))
-            elif key not in order.executor and (rule or param in job.wildcards):
-                # Untraced job: it may use the parameter anywhere (shell command, run: block).
-                points.append((f"job:{key}#start", 0, f"{job.key} (untraced) may use {param}"))
-        if not points:
-            notes.append(f"no job read parameter {change.name}")
+        _param_points(order, change, points, notes)
     elif change.kind == "file":
-        path = change.name.removeprefix("./")
-        for name, proc in procs.items():
-            clock = proc.opens.get(path)
-            if clock is not None:
-                points.append((name, clock, f"{name} read {path}"))
-        traced_readers = {p for p, _, _ in points}
-        for key, job in trace.jobs.items():
-            if any(p == path for p, _ in job.inputs):
-                executors = {p for p, _ in order.executor.get(key, [])}
-                if not executors & traced_readers:
-                    points.append((f"job:{key}#start", 0, f"{key} has {path} as input"))
-        if not points:
-            notes.append(f"no job read {path}")
+        _file_points(order, change, workflow, points, notes)
     return points, notes
+
+
+def _untraced_jobs(order: Order) -> list[str]:
+    """Jobs with outputs that no traced process executed (their code is a blind spot)."""
+    return sorted(
+        key for key, job in order.trace.jobs.items() if job.outputs and key not in order.executor
+    )
+
+
+def _snakemake_traced(order: Order) -> bool:
+    """Whether Snakemake's own process logged its function calls (DAG-building code)."""
+    return any(
+        p.role in ("snakemake", "dag") and p.fn_ids and p.end is not None
+        for p in order.trace.processes.values()
+    )
+
+
+def _function_points(
+    order: Order,
+    change: Change,
+    workflow: "Optional[Workflow]",
+    points: list[tuple[str, int, str]],
+    notes: list[str],
+) -> None:
+    trace = order.trace
+    ids = _matching_functions(trace, change.name)
+    module = workflow.module_of(change.name) if workflow else None
+    last = change.name.rsplit(".", 1)[-1]
+    in_snakefile = workflow is not None and bool(
+        re.search(rf"^\s*def {re.escape(last)}\s*\(", workflow.snakefile_text, re.M)
+    )
+    defined = workflow is not None and (
+        in_snakefile
+        or change.name in workflow.functions
+        or any(f.startswith(change.name + ".") for f in workflow.functions)
+    )
+    indirect = _indirect(workflow, change.name) if workflow else None
+    body = _enclosing_body(trace, change.name)
+    script_local = (
+        body is not None and body.endswith(".<module>") and _is_script_body(trace, body, workflow)
+    )
+    # Code that records nothing of its own even under a complete tracer: its enclosing body
+    # stands in. A lambda or a Snakemake rule function (left as written by instrument), or a
+    # script's function where none of that script's functions recorded (its autotrace import
+    # was not a top-level statement, so its functions kept their plain code).
+    as_written = (
+        body is not None
+        and not ids
+        and (
+            _left_as_written(change.name)
+            or script_local
+            and not any(
+                f.startswith(body[: -len("<module>")]) and f != body for f in trace.function_ids
+            )
+        )
+    )
+    blind: list[str] = []
+    unseen: list[str] = []
+    for name, proc in trace.processes.items():
+        if name not in order.timelines:
+            continue
+        fids, first, _ = proc.arrays()
+        if not len(fids):
+            continue
+        clocks: list[int] = []
+        mask = np.isin(fids, ids)
+        if mask.any():
+            clocks.append(int(first[mask].min()))
+        cuts = order.timelines[name].cuts
+        # The wrap tracer cannot see a script's own functions, nested functions, or calls
+        # through references taken when the module loaded: the enclosing body stands in.
+        reason = None
+        if not proc.complete and body is not None:
+            if script_local:
+                reason = "a function of a script file is not traced individually by wrap"
+            elif indirect is not None:
+                reason = f"its calls may bypass the wrap tracer ({indirect})"
+            elif workflow is None and not mask.any():
+                reason = "no sources to show that it was never called"
+        wrap_blind = reason is not None
+        if reason is None and as_written:
+            reason = "not traced individually"
+        later: list[int] = []
+        if reason is not None:
+            body_mask = fids == trace.function_ids[body]
+            if body_mask.any():
+                loaded = int(first[body_mask].min())
+                clocks.append(loaded)
+                # Unseen calls may happen in any request the worker serves after the load.
+                later = [c for c in cuts if c > loaded]
+                blind_spot = f"{order.label(name)}: {reason}"
+                (blind if wrap_blind else unseen).append(blind_spot)
+        if clocks:
+            where = order.label(name, min(clocks))
+            points.append((name, min(clocks), f"{change} first ran in {where}"))
+        # A worker whose requests are cut apart (evidence that its state did not carry):
+        # the function's first run in each request is a source of its own.
+        if cuts and mask.any():
+            requests = np.searchsorted(np.asarray(cuts), first[mask], side="right")
+            for k in np.unique(requests).tolist():
+                clock = int(first[mask][requests == k].min())
+                if clock > min(clocks):
+                    where = order.label(name, clock)
+                    points.append((name, clock, f"{change} ran again in {where}"))
+        for clock in later:
+            where = order.label(name, clock)
+            points.append((name, clock, f"{change} may have run unseen in {where}"))
+    if blind:
+        notes.append(
+            f"{change}: in {len(blind)} processes traced by the wrap tracer it may have run "
+            f"unseen; they count as impacted from the load of {body} ({blind[0]}); "
+            "DISTEA_TRACE_MODE=settrace sees every call"
+        )
+    if unseen:
+        notes.append(
+            f"function {change.name} was not traced individually (a lambda, a Snakemake rule "
+            "function, or a script's function under the instrument tracer where none of the "
+            f"script's functions recorded); its body {body} is the source instead, in "
+            f"{len(unseen)} processes ({unseen[0]})"
+        )
+    # Jobs that ran without a tracer: can they run this code?
+    reasons: list[str] = []
+    for key in _untraced_jobs(order):
+        rule = trace.jobs[key].rule
+        why = "its code is unknown"
+        if workflow is not None:
+            why = workflow.rule_may_run(rule, module or "Snakefile") or ""
+        if why:
+            points.append((f"job:{key}#start", 0, f"job {key} was not traced and may run it"))
+            reasons.append(f"{key} ({why})")
+    if reasons:
+        notes.append(
+            f"{change}: {len(reasons)} jobs were not traced and may run it, so they count as "
+            f"impacted: {', '.join(reasons[:3])}{' ...' if len(reasons) > 3 else ''}; trace "
+            "them (import distea.autotrace in their script) for a precise answer"
+        )
+    # Snakemake's own process evaluates the Snakefile's helpers (input functions, params).
+    if workflow is not None and not _snakemake_traced(order):
+        imported = in_snakefile or (
+            module is not None
+            and any(module == m or module.startswith(m + ".") for m in workflow.snakefile_modules)
+        )
+        if imported:
+            for key in sorted(k for k, j in trace.jobs.items() if j.outputs):
+                points.append(
+                    (f"job:{key}#start", 0, f"Snakemake's process may run {change.name} for it")
+                )
+            where = "defines it" if in_snakefile else f"imports {module}"
+            notes.append(
+                f"{change}: the Snakefile {where}, and Snakemake's own process (input "
+                "functions, params callables) was not traced, so every job counts as impacted"
+            )
+    if workflow is not None and not defined and not ids and _installed(change.name):
+        # Library code: never traced, and it may run anywhere (scripts, workers, Snakemake).
+        for key in sorted(k for k, j in trace.jobs.items() if j.outputs):
+            points.append((f"job:{key}#start", 0, f"job {key} may call {change.name}"))
+        notes.append(
+            f"{change} is outside the traced code (an installed package, not the workflow's): "
+            "its calls are never recorded, so every job counts as impacted"
+        )
+    if points:
+        return
+    if workflow is not None and not defined and not ids:
+        notes.append(
+            f"{JUSTIFIED}{change} is not a function of this workflow (no definition under "
+            f"{workflow.root}; check the name: module path from the workflow directory)"
+        )
+    elif workflow is None:
+        notes.append(
+            f"{change} never ran in the traced processes, and the workflow's sources were not "
+            "found to confirm that nothing untraced could run it (run the query where the "
+            "workflow directory of the logger's log exists)"
+        )
+    else:
+        notes.append(
+            f"{JUSTIFIED}{change} never ran in these logs, and no untraced process could run "
+            "it: nothing is impacted"
+        )
+
+
+def _left_as_written(name: str) -> bool:
+    """Whether ``name`` is code that records nothing of its own under any tracer's log: a
+    lambda (left as written by the instrument tracer) or a Snakemake rule function."""
+    parts = name.split(".")
+    return "<lambda>" in parts or parts[-1].startswith("__rule_")
+
+
+def _installed(name: str) -> bool:
+    """Whether the top-level package of ``name`` is an installed library (not imported)."""
+    import importlib.util
+
+    top = name.split(".", 1)[0]
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _indirect(workflow: "Workflow", name: str) -> Optional[str]:
+    """The evidence that calls of ``name`` (or a nested function of it) may bypass wrapping."""
+    found = workflow.indirect.get(name)
+    if found is None:
+        prefix = name + "."
+        found = next((v for k, v in workflow.indirect.items() if k.startswith(prefix)), None)
+    return found
 
 
 def _matching_functions(trace: Trace, name: str) -> list[int]:
@@ -203,35 +387,222 @@ def _matching_functions(trace: Trace, name: str) -> list[int]:
 
 
 def _enclosing_body(trace: Trace, name: str) -> Optional[str]:
-    """The traced ``<module>`` body of the longest module prefix of ``name``, if any."""
+    """The innermost traced function enclosing ``name`` (``f`` for ``m.f.<locals>.<lambda>``:
+    the lambda exists only once ``f`` ran), else the ``<module>`` body of the longest module
+    prefix of ``name``, if any."""
     parts = name.split(".")
     for end in range(len(parts) - 1, 0, -1):
-        body = ".".join(parts[:end]) + ".<module>"
+        prefix = ".".join(parts[:end])
+        if (
+            parts[end - 1] != "<locals>"
+            and "<locals>" in parts[end:]
+            and (prefix in trace.function_ids)
+        ):
+            return prefix
+        body = prefix + ".<module>"
         if body in trace.function_ids:
             return body
     return None
 
 
+def _is_script_body(trace: Trace, body: str, workflow: "Optional[Workflow]") -> bool:
+    """Whether ``X.<module>`` is the body of a rule's script (run as ``__main__``)."""
+    module = body[: -len(".<module>")]
+    if workflow is not None:
+        scripts = {r.script for r in workflow.rules.values() if r.script}
+        return any(s[:-3].replace("/", ".") == module for s in scripts if s.endswith(".py"))
+    bid = trace.function_ids.get(body)
+    for proc in trace.processes.values():
+        fids, first, _ = proc.arrays()
+        if proc.job and len(fids) and (fids == bid).any():
+            # A script's body is entered as tracing starts; an imported module's later.
+            return int(first[fids == bid].min()) <= 2
+    return False
+
+
+def _param_points(
+    order: Order, change: Change, points: list[tuple[str, int, str]], notes: list[str]
+) -> None:
+    trace = order.trace
+    rule, _, param = change.name.rpartition(".")
+    read: dict[str, tuple[str, int]] = {}
+    whole: set[str] = set()
+    for name, proc in trace.processes.items():
+        if name not in order.timelines:
+            continue
+        for pname, clock, job in proc.params:
+            if not job or (rule and job.split("[", 1)[0] != rule):
+                continue
+            if pname == param or pname in PARAM_METHODS:
+                if pname != param:
+                    whole.add(job)
+                if job not in read or clock < read[job][1]:
+                    read[job] = (name, clock)
+    untraced: list[str] = []
+    for key, job in trace.jobs.items():
+        if rule and job.rule != rule:
+            continue
+        if key in read:
+            name, clock = read[key]
+            how = "read params" if key in whole else f"read params.{param}"
+            points.append((name, clock, f"job {job.key} {how}"))
+        elif key not in order.executor and job.outputs and (rule or param in job.wildcards):
+            # Untraced job: it may use the parameter anywhere (shell command, run: block).
+            points.append((f"job:{key}#start", 0, f"job {job.key} (untraced) may use {param}"))
+            untraced.append(key)
+    if whole:
+        notes.append(
+            f"{change}: {len(whole)} jobs read their params as a whole (e.g. params.get), so "
+            "each counts as reading it"
+        )
+    if untraced:
+        notes.append(
+            f"{change}: {len(untraced)} jobs of rule {rule} were not traced; they count as "
+            "reading it"
+        )
+    if not points:
+        notes.append(
+            f"no traced job read parameter {change.name} (every job of rule {rule} was traced)"
+            if any(j.rule == rule for j in trace.jobs.values())
+            else f"no job of rule {rule} ran in these logs"
+        )
+
+
+def normalise_path(path: str, workdir: Optional[str]) -> str:
+    """A file as the logs name it: relative to the workflow directory, ``./`` and ``..``
+    resolved (``file:/abs/wf/data/C.csv`` and ``file:./data/C.csv`` are the same file)."""
+    text = os.path.normpath(path)
+    if os.path.isabs(text) and workdir:
+        root = os.path.normpath(workdir)
+        if text.startswith(root + os.sep):
+            text = text[len(root) + 1 :]
+    return text
+
+
+def _file_points(
+    order: Order,
+    change: Change,
+    workflow: "Optional[Workflow]",
+    points: list[tuple[str, int, str]],
+    notes: list[str],
+) -> None:
+    trace = order.trace
+    workdir = trace.workdir or (str(workflow.root) if workflow else None)
+    path = normalise_path(change.name, workdir)
+    for name, proc in trace.processes.items():
+        if name not in order.timelines:
+            continue
+        opened = {normalise_path(p, workdir): c for p, c in proc.opens.items()}
+        clock = opened.get(path)
+        if clock is not None:
+            points.append((name, clock, f"{order.label(name, clock)} read {path}"))
+            # A worker with cut requests logs its first read in each request (same tracer
+            # version as the state evidence): the reads of later requests are sources too.
+            for path_read, when in proc.reads:
+                if when > clock and normalise_path(path_read, workdir) == path:
+                    where = order.label(name, when)
+                    points.append((name, when, f"{where} read {path}"))
+    traced_readers = {p for p, _, _ in points}
+    declared = False
+    for key, job in trace.jobs.items():
+        if any(normalise_path(p, workdir) == path for p, _ in job.inputs):
+            declared = True
+            executors = {p for p, _ in order.executor.get(key, [])}
+            if not executors & traced_readers:
+                points.append((f"job:{key}#start", 0, f"job {key} has {path} as input"))
+    if declared:
+        return
+    # Not a declared input: who else could read it?
+    if workflow is not None and not _snakemake_traced(order):
+        base = os.path.basename(path)
+        if base and base in workflow.snakefile_text:
+            for key, job in trace.jobs.items():
+                if job.outputs:
+                    points.append(
+                        (f"job:{key}#start", 0, f"the Snakefile names {path} (read by Snakemake)")
+                    )
+            notes.append(
+                f"{change}: the Snakefile names {path} and Snakemake's own process was not "
+                "traced (it may read it to build the DAG: config, sample sheet), so every job "
+                "counts as impacted"
+            )
+            return
+    untraced = _untraced_jobs(order)
+    if untraced and not points:
+        for key in untraced:
+            points.append((f"job:{key}#start", 0, f"job {key} was not traced and may read it"))
+        notes.append(
+            f"{change}: not a declared input and no traced process read it; {len(untraced)} "
+            "untraced jobs may read it undeclared, so they count as impacted"
+        )
+    elif not points:
+        notes.append(
+            f"{JUSTIFIED}no job read {path} (not a declared input, every job was traced, and "
+            "the Snakefile does not name it)"
+        )
+
+
 def _contexts(proc: Process) -> tuple[np.ndarray, list[str]]:
-    """For each request a worker served: its start clock; and the job keys, in order."""
+    """For each request a process served: its start clock; and the job keys, in order."""
+    starts, _, jobs = _requests(proc)
+    return starts, jobs
+
+
+def _requests(proc: Process) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The requests a process served, in order: start clocks, end clocks, job keys.
+
+    A worker's request lasts until the next one; a context of Snakemake's process (the
+    computation of one job's input or params) ends at its own end clock.
+    """
     cached = proc.__dict__.get("_contexts")
     if cached is None:
-        starts = [c.clock for c in proc.recvs if c.job]
-        jobs = [c.job or "" for c in proc.recvs if c.job]
-        cached = (np.asarray(starts, dtype=np.int64), jobs)
+        if proc.contexts:
+            spans = sorted((a, b, job) for job, a, b, _, _ in proc.contexts)
+            starts = [a for a, _, _ in spans]
+            ends = [b for _, b, _ in spans]
+            jobs = [job for _, _, job in spans]
+        else:
+            starts = [c.clock for c in proc.recvs if c.job]
+            ends = [np.iinfo(np.int64).max] * len(starts)
+            jobs = [c.job or "" for c in proc.recvs if c.job]
+        cached = (np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), jobs)
         proc.__dict__["_contexts"] = cached
     return cached
 
 
-def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactResult:
-    """The impact set of ``changes`` (their union), with a causal chain for each entity."""
+def workflow_of(order: Order) -> "Optional[Workflow]":
+    """The workflow sources of the logged run (its directory from the logger), read once."""
+    if "workflow" not in order.__dict__:
+        from ._static import load_workflow
+
+        order.__dict__["workflow"] = load_workflow(order.trace.workdir)
+    return order.__dict__["workflow"]
+
+
+def impact(
+    order: Order,
+    changes: list[Change],
+    explain: bool = True,
+    workflow: "Optional[Workflow]" = None,
+) -> ImpactResult:
+    """The impact set of ``changes`` (their union), with a causal chain for each entity.
+
+    ``workflow``: the workflow's sources (default: read from the directory the logger
+    recorded), used only to decide blind spots conservatively.
+    """
     trace = order.trace
+    if workflow is None:
+        workflow = workflow_of(order)
     sources: list[tuple[str, int, str]] = []
     result = ImpactResult(changes, sources, function_names=trace.functions)
     for change in changes:
-        points, notes = source_points(order, change)
+        points, notes = source_points(order, change, workflow)
         sources.extend(points)
-        result.warnings.extend(notes)
+        for note in notes:
+            if note.startswith(JUSTIFIED):
+                result.justified.append(note[len(JUSTIFIED) :])
+            else:
+                result.warnings.append(note)
     reach = order.reach([(n, c) for n, c, _ in sources])
 
     def chain(name: str, clock: int) -> tuple[str, ...]:
@@ -241,29 +612,44 @@ def impact(order: Order, changes: list[Change], explain: bool = True) -> ImpactR
         head = [sources[index][2]] if index is not None else []
         return tuple(head + steps)
 
-    for name, clock in reach.reached.items():
+    for name, ranges in reach.ranges.items():
         proc = trace.processes.get(name)
         if proc is None or not proc.fn_ids:
             continue
         fids, first, last = proc.arrays()
-        hit = np.nonzero(last >= clock)[0]
-        if not len(hit):
-            continue
-        why = chain(name, clock)
-        starts, jobs = _contexts(proc)
-        # One (function, request) pair per impacted record, deduplicated in numpy.
-        if len(starts):
-            request = np.searchsorted(starts, first[hit], side="right")
-            outside = name
-        else:
-            request = np.zeros(len(hit), dtype=np.int64)
-            outside = proc.job or name
-        width = len(jobs) + 1
-        pairs = np.unique(fids[hit] * width + request)
-        result.blocks.append(_FunctionBlock(pairs // width, pairs % width, jobs, outside, why))
+        starts, ends, jobs = _requests(proc)
+        # Ranges ending at the same cut are nested: the earliest start covers them all, so each
+        # stretch between cuts is queried once (no duplicate rows).
+        earliest: dict[Optional[int], int] = {}
+        for clock, until in ranges:
+            if clock < earliest.get(until, clock + 1):
+                earliest[until] = clock
+        for until, clock in sorted(earliest.items(), key=lambda item: item[1]):
+            hit_mask = last >= clock
+            if until is not None:
+                hit_mask &= first < until
+            hit = np.nonzero(hit_mask)[0]
+            if not len(hit):
+                continue
+            why = chain(name, clock)
+            # One (function, request) pair per impacted record, deduplicated in numpy.
+            if len(starts):
+                request = np.searchsorted(starts, first[hit], side="right")
+                # A record after a request's end (a context of Snakemake's process) is outside.
+                inside = request > 0
+                inside[inside] = first[hit][inside] <= ends[request[inside] - 1]
+                request = np.where(inside, request, 0)
+                outside = name
+            else:
+                request = np.zeros(len(hit), dtype=np.int64)
+                outside = proc.job or name
+            width = len(jobs) + 1
+            pairs = np.unique(fids[hit] * width + request)
+            result.blocks.append(_FunctionBlock(pairs // width, pairs % width, jobs, outside, why))
     for key, job in trace.jobs.items():
         name = f"job:{key}#end"
-        if name in reach.reached:
+        # A target without outputs (``all``) produces nothing that could change.
+        if name in reach.reached and job.outputs:
             why = chain(name, 0)
             result.jobs.append(Impact("job", key, job.rule, why))
             for path, _ in job.outputs:

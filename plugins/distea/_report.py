@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Optional
 
 from ._order import Order
 from ._query import Impact, ImpactResult
@@ -24,8 +25,9 @@ def _short(chain: tuple[str, ...], width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def table(result: ImpactResult, explain: bool = False) -> str:
-    """The impact set as aligned plain-text tables (functions, jobs, outputs)."""
+def table(result: ImpactResult, explain: bool = False, warnings: Optional[list[str]] = None) -> str:
+    """The impact set as aligned plain-text tables (functions, jobs, outputs), then the
+    warnings (blind spots the answer covers conservatively) and what justifies an empty part."""
     lines = [f"Impact of {', '.join(map(str, result.changes))}"]
     lines.append(
         f"  {len(result.functions)} functions, {len(result.jobs)} jobs, "
@@ -48,6 +50,11 @@ def table(result: ImpactResult, explain: bool = False) -> str:
             lines.append(f"{item.name:<{w1}}  {item.context:<{w2}}  {_short(item.chain)}")
             if explain:
                 lines.extend(f"{'':<{w1}}    {n}. {step}" for n, step in enumerate(item.chain, 1))
+    every = result.warnings if warnings is None else warnings
+    if every:
+        lines += ["", f"WARNINGS ({len(every)}):"] + [f"  - {w}" for w in every]
+    if result.justified:
+        lines += ["", "WHY NOTHING MORE:"] + [f"  - {j}" for j in result.justified]
     return "\n".join(lines) + "\n"
 
 
@@ -63,24 +70,39 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+EDGE_STYLES = {
+    "file": ("#1f77b4", "solid", "file written -> read"),
+    "state": ("#ff7f0e", "dashed", "worker state carried to a later job"),
+    "message": ("#2ca02c", "dotted", "message between processes"),
+}
+
+
+def job_edges(order: Order) -> dict[tuple[str, str], str]:
+    """Every job -> job edge a change can cross, with its kind (``file``, ``state``, ...)."""
+    jobs = order.trace.jobs
+    return {e: k for e, k in order.edge_kind.items() if e[0] in jobs and e[1] in jobs}
+
+
 def render_graph(order: Order, result: ImpactResult, path: Path) -> bool:
-    """Draw the job graph (file edges) with impacted jobs in red; False without matplotlib."""
+    """Draw the job graph with every edge kind (files, worker state, messages; a legend says
+    which is which), impacted jobs in red; False without matplotlib."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         import networkx as nx
+        from matplotlib.lines import Line2D
     except ImportError:
         return False
     jobs = order.trace.jobs
     graph = nx.DiGraph()
-    producers = {p: key for key, job in jobs.items() for p, _ in job.outputs}
     for key, job in jobs.items():
-        graph.add_node(key)
-        for path_in, _ in job.inputs:
-            if path_in in producers and producers[path_in] != key:
-                graph.add_edge(producers[path_in], key)
+        if job.outputs:
+            graph.add_node(key)
+    kinds = {e: k for e, k in job_edges(order).items() if e[0] in graph and e[1] in graph}
+    for (a, b), kind in kinds.items():
+        graph.add_edge(a, b, kind=kind)
     if not graph:
         return False
     impacted = {i.name for i in result.jobs}
@@ -88,7 +110,9 @@ def render_graph(order: Order, result: ImpactResult, path: Path) -> bool:
     sources |= {
         order.trace.processes[n].job for n, _, _ in result.sources if n in order.trace.processes
     }
-    for layer, nodes in enumerate(nx.topological_generations(graph)):
+    layout = nx.DiGraph((a, b) for (a, b), k in kinds.items() if k == "file")
+    layout.add_nodes_from(graph)
+    for layer, nodes in enumerate(nx.topological_generations(layout)):
         for node in nodes:
             graph.nodes[node]["layer"] = layer
     pos = nx.multipartite_layout(graph, subset_key="layer")
@@ -96,12 +120,30 @@ def render_graph(order: Order, result: ImpactResult, path: Path) -> bool:
     edge = ["#222222" if n in sources else "#ffffff" for n in graph]
     size = max(6.0, 1.2 * len(graph) ** 0.5 * 2)
     fig, ax = plt.subplots(figsize=(size, size * 0.6))
-    nx.draw_networkx_edges(graph, pos, ax=ax, alpha=0.4, arrows=True)
+    handles = []
+    for kind, (color, style, text) in EDGE_STYLES.items():
+        chosen = [e for e, k in kinds.items() if k == kind]
+        if not chosen:
+            continue
+        nx.draw_networkx_edges(
+            graph,
+            pos,
+            edgelist=chosen,
+            ax=ax,
+            alpha=0.6,
+            arrows=True,
+            edge_color=color,
+            style=style,
+            connectionstyle="arc3,rad=0.15" if kind != "file" else "arc3",
+        )
+        handles.append(Line2D([0], [0], color=color, linestyle=style, label=text))
     nx.draw_networkx_nodes(
         graph, pos, ax=ax, node_color=colors, edgecolors=edge, linewidths=2, node_size=300
     )
     labels = {n: n if len(n) < 28 else n[:25] + "..." for n in graph}
     nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=7)
+    if handles:
+        ax.legend(handles=handles, loc="lower right", fontsize=7)
     ax.set_title(f"Impact of {', '.join(map(str, result.changes))} (red: impacted)")
     ax.axis("off")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
@@ -146,6 +188,8 @@ def markdown(order: Order, result: ImpactResult, path: Path) -> Path:
     warnings = [*order.trace.warnings, *result.warnings]
     if warnings:
         out += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
+    if result.justified:
+        out += ["", "## Why nothing more", ""] + [f"- {j}" for j in result.justified]
     _atomic_write(path, ("\n".join(out) + "\n").encode())
     return path
 

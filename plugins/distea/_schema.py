@@ -12,7 +12,15 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``param``  ``n`` parameter name, ``c`` clock of its first read, ``job``
 ``tmpl``   ``n`` sticky template name, ``c`` clock when its state started building
 ``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
+``state``  ``c`` clock, ``job`` the request, ``w`` whether the worker's carried state changed
+           during it (true/false/null: unknown), ``e`` the evidence (sticky workers)
+``end``    ``c`` the process's final clock (written when it dumped its records); ``mode`` the
+           function tracer, ``complete`` true when it sees every call however reached
 ``end``    ``c`` the process's final clock (written when it dumped its records)
+``ctx``    (v2) Snakemake's own process computed ``job``'s input/params/resources between
+           clocks ``c`` [start, end] (functions in between ran for it); ``f``: the clock from
+           which this process's history fed the job's start (its end with ``"to": "end"``:
+           the job's ``run:`` code ran there)
 ``job``    logger: ``id``, ``rule``, ``wildcards``, ``input``/``output`` [[path, hash]], ``t``
 ``done``   logger: ``id``, ``output`` [[path, hash]], ``t``
 ``fail``   logger: ``id``, ``t``
@@ -23,7 +31,8 @@ Readers accept any version up to :data:`SCHEMA_VERSION` and refuse newer ones by
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``ctx`` records and traces of Snakemake's own process (role ``dag``)."""
 
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "header": ("source", "process"),
@@ -34,7 +43,9 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "param": ("n", "c"),
     "tmpl": ("n", "c"),
     "digest": ("f", "n", "h"),
+    "state": ("c",),
     "end": ("c",),
+    "ctx": ("job", "c", "f"),
     "job": ("id", "rule"),
     "done": ("id",),
     "fail": ("id",),

@@ -16,23 +16,27 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
 
 * ``monitoring`` (default on 3.12+): ``sys.monitoring``; a code object outside the workflow is
   DISABLEd after its first event, so foreign code costs nothing afterwards.
-* ``wrap`` (default on 3.11): an import hook wraps the functions and methods of workflow
-  modules imported after the tracer started, and the running script body is recorded as
-  ``<module>``. On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
+* ``instrument`` (default on 3.11; ``wrap`` is an old name for it): the workflow's functions
+  record themselves. An import hook compiles the workflow's modules with rewritten function
+  bodies (:mod:`distea._instrument`), functions that already exist when tracing starts get
+  the rewritten code objects, and the running script body is recorded as ``<module>``. The
+  function objects themselves record, so every call is seen however it is reached (dispatch
+  tables, callbacks, ``functools.partial``, decorators' closures, references taken before
+  tracing). On 3.11 *any* ``sys.settrace``/``sys.setprofile`` function switches the whole
   interpreter to its slow, unspecialised tracing path (measured: 1.7x on a compute loop with
-  a no-op trace function), so wrapping is the only way to stay cheap. Functions defined in
-  the script file itself and nested functions are not seen individually: a query naming one
-  falls back to its enclosing script body (conservative).
+  a no-op trace function), so code-level recording is the only way to stay cheap. Functions
+  defined in a script run by ``script:`` exist before the tracer can rewrite them:
+  :mod:`distea.autotrace` runs the rest of the script instrumented, and a sticky worker
+  compiles the script itself; elsewhere a query naming one falls back to its enclosing
+  script body (conservative).
 * ``settrace``: ``sys.settrace`` with line events off per frame; every function, at the 3.11
   price. Forced by ``$DISTEA_DIGESTS`` (the benchmark's ground-truth runs).
 """
 
 import atexit
-import functools
 import hashlib
 import importlib.abc
 import importlib.machinery
-import inspect
 import json
 import os
 import re
@@ -44,9 +48,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any, Optional
 
+from . import _instrument
 from ._schema import header, job_key
 
 ENV_DIR = "DISTEA_TRACE"
@@ -58,8 +63,12 @@ ENV_MODE = "DISTEA_TRACE_MODE"
 ENV_DIGESTS = "DISTEA_DIGESTS"
 """When "1", also digest every traced call's arguments and return value (ground truth runs)."""
 
+COMPLETE_MODES = frozenset({"settrace", "monitoring", "instrument"})
+"""Tracer mechanisms that see every call of a workflow function, however it is reached."""
+
 _EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class ProcessTrace:
@@ -97,6 +106,15 @@ class ProcessTrace:
         self._digest: dict[tuple[CodeType, str], list[Any]] = {}
         self._dumped = False
         self._functions_on = False
+        self.workflow_code_reads_only = bool(extra.pop("workflow_code_reads_only", False))
+        """Record a file read only when workflow code is on the stack (Snakemake's process)."""
+        self._in_context = threading.local()
+        self._outside = 0
+        self._code_epochs = 0
+        """Epochs closed with workflow code in them (a context ran code if this grew)."""
+        self._instrumented_files: set[str] = set()
+        self._fed: dict[tuple[str, bool], int] = {}
+        """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
         path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
@@ -110,8 +128,10 @@ class ProcessTrace:
         """Advance the clock at a communication event, closing the current epoch."""
         self.clock += 1
         if self._epoch:
-            self._closed.append(self._epoch)
-            self._epoch = {}
+            # The epoch dict stays the same object: instrumented code holds it (via builtins).
+            self._code_epochs += 1
+            self._closed.append(self._epoch.copy())
+            self._epoch.clear()
         return self.clock
 
     def send(self, message_id: str, to: str, job: Optional[str] = None) -> int:
@@ -137,6 +157,76 @@ class ProcessTrace:
             self.clock += 1
             self._write({"k": "tmpl", "n": name, "c": self.clock})
 
+    def note_state(self, job: Optional[str], written: Optional[bool], evidence: str) -> None:
+        """Whether the carried state of this (sticky worker) process changed while serving
+        ``job``: the evidence that a change can, or cannot, reach the next job it serves."""
+        with self._lock:
+            self.clock += 1
+            record = {"k": "state", "c": self.clock, "job": job, "w": written, "e": evidence}
+            self._write(record)
+
+    def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
+        """After a sticky worker served ``job``: note whether its carried state changed.
+
+        The carried state is every template state, the globals of the workflow's modules and
+        the global random generators (``random``, ``numpy.random``). A digest is compared with
+        the one taken after the previous request, or after a template build in this one.
+        """
+        digest = StateFingerprint().digest(self._state_roots(states))
+        previous = getattr(self, "_state_digest", None)
+        self._state_digest = digest
+        if digest is None or previous is None:
+            self.note_state(
+                job, None, "the carried state could not be digested (counts as changed)"
+            )
+        elif digest != previous:
+            self.note_state(job, True, "the carried state's digest changed while serving it")
+        else:
+            self.note_state(job, False, "the carried state's digest did not change")
+
+    def state_built(self, template: str, states: dict[str, Any]) -> None:
+        """A template's state was just built (a write of the carried state, at this clock)."""
+        self.note_state(self.job, True, f"template {template}'s state was built")
+        self._state_digest = StateFingerprint().digest(self._state_roots(states))
+
+    def begin_state(self, states: dict[str, Any]) -> None:
+        """Digest the carried state once before a worker's first request."""
+        if not hasattr(self, "_state_digest"):
+            self._state_digest = StateFingerprint().digest(self._state_roots(states))
+
+    def _state_roots(self, states: dict[str, Any]) -> dict[str, Any]:
+        roots: dict[str, Any] = {f"template:{k}": v for k, v in states.items()}
+        for module in self.workflow_modules():
+            values = {
+                k: v
+                for k, v in vars(module).items()
+                if not k.startswith("__") and not isinstance(v, ModuleType)
+            }
+            roots[f"module:{module.__name__}"] = values
+        import random
+
+        roots["random"] = random.getstate()
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            try:
+                roots["numpy.random"] = numpy.random.get_state()
+            except Exception:
+                pass
+        return roots
+
+    def workflow_modules(self) -> list[ModuleType]:
+        """The workflow's own modules loaded in this process (their globals carry state)."""
+        root = self.root + os.sep
+        out = []
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if not filename:
+                continue
+            full = os.path.abspath(filename)
+            if full.startswith(root) and not any(p in full for p in _EXCLUDED_PARTS):
+                out.append(module)
+        return out
+
     def note_param(self, name: str, job: Optional[str]) -> None:
         with self._lock:
             if (name, job or "") in self._params:
@@ -144,6 +234,52 @@ class ProcessTrace:
             self._params.add((name, job or ""))
             self.clock += 1
             self._write({"k": "param", "n": name, "c": self.clock, "job": job})
+
+    # ------------------------------------------------------------------ job contexts
+    def begin_context(self) -> Optional[tuple[int, int]]:
+        """Snakemake's process starts computing something for one job (its input, params...).
+
+        Returns a token for :meth:`end_context` (None inside another context of this thread:
+        the outer one owns what runs). The clock ticks, so the context's function records are
+        its own (unless another thread runs workflow code at the same time).
+        """
+        depth = getattr(self._in_context, "depth", 0)
+        self._in_context.depth = depth + 1
+        if depth:
+            return None
+        with self._lock:
+            if self._epoch:  # workflow code ran outside any job context since the last one
+                self._outside = self.clock
+            return self._tick_epoch(), self._code_epochs
+
+    def end_context(
+        self, token: Optional[tuple[int, int]], job: Optional[str], to_end: bool = False
+    ) -> None:
+        """Close a context; a ``ctx`` record says which job it served and what fed that job.
+
+        ``f`` (feed) is the clock from which the process's history flows into the job: the
+        end of the context when workflow code ran during it (that code may have read any
+        state the process built before), else the last clock at which workflow code ran
+        outside any job context (what a context without code depends on: the Snakefile's
+        top level, config). Normally the feed reaches the job's start (its input and params);
+        with ``to_end`` (the job's ``run:`` code itself ran here) its end.
+        """
+        self._in_context.depth -= 1
+        if token is None:
+            return
+        start, code_epochs = token
+        with self._lock:
+            end = self._tick_epoch()
+            if job is not None:
+                ran = self._code_epochs > code_epochs
+                feed = end if ran else self._outside
+                if not ran and self._fed.get((job, to_end), -1) >= feed:
+                    return  # nothing to attribute, and a later feed was already written
+                self._fed[(job, to_end)] = max(feed, self._fed.get((job, to_end), -1))
+                record = {"k": "ctx", "job": job, "c": [start, end], "f": feed}
+                if to_end:
+                    record["to"] = "end"
+                self._write(record)
 
     def note_open(self, path: str) -> None:
         """First read of a data file in this process (file write -> read edges land here)."""
@@ -166,6 +302,7 @@ class ProcessTrace:
             filename.startswith(self.root + os.sep)
             and not any(part in filename for part in _EXCLUDED_PARTS)
             and not code.co_filename.startswith("<")
+            and not filename.startswith(_OWN_DIR)
         )
         if wanted:
             module = os.path.relpath(filename, self.root)
@@ -174,7 +311,7 @@ class ProcessTrace:
         self._wanted[code] = wanted
         return wanted
 
-    def _first(self, code: Any) -> None:
+    def _first(self, code: Any) -> list[int]:
         """First entry in this epoch: the only function event that advances the clock.
 
         A later return only records the current clock: EAS needs ``last(m) >= first(c)``
@@ -182,7 +319,8 @@ class ProcessTrace:
         clock value, so returns need no tick of their own (and the hot path stays cheap).
         """
         self.clock += 1
-        self._epoch[code] = [self.clock, self.clock]
+        span = self._epoch[code] = [self.clock, self.clock]
+        return span
 
     def _enter(self, code: Any) -> None:
         if code not in self._epoch:
@@ -214,10 +352,13 @@ class ProcessTrace:
         self._functions_on = True
         self.mode = self._choose_mode()
         if self.mode == "monitoring":
-            self._start_monitoring()
-            return
-        if self.mode == "wrap":
-            self._start_wrapping()
+            try:
+                self._start_monitoring()
+                return
+            except ValueError:  # the profiler slot is taken (a profiler, coverage): instrument
+                self.mode = "instrument"
+        if self.mode == "instrument":
+            self._start_instrumenting()
             return
         wanted, decide, enter, leave = self._wanted, self._decide, self._enter, self._leave
         digests = self.digests
@@ -268,16 +409,26 @@ class ProcessTrace:
         wanted = os.environ.get(ENV_MODE, "")
         if wanted == "monitoring" and not hasattr(sys, "monitoring"):
             wanted = ""
-        if wanted in ("wrap", "settrace", "monitoring"):
+        if wanted == "wrap":  # the name of the 3.11 default before code-level instrumentation
+            wanted = "instrument"
+        if wanted in ("instrument", "settrace", "monitoring"):
             return wanted
-        return "monitoring" if hasattr(sys, "monitoring") else "wrap"
+        return "monitoring" if hasattr(sys, "monitoring") else "instrument"
 
-    # ---- wrap mode -----------------------------------------------------------------------
-    def _start_wrapping(self) -> None:
-        self._finder = _WrappingFinder(self)
+    # ---- instrument mode (3.11 default) -------------------------------------------------
+    def _start_instrumenting(self) -> None:
+        import builtins
+
+        names = {
+            _instrument.EPOCH: self._epoch,
+            _instrument.FIRST: self._first,
+            _instrument.TRACE: self,
+        }
+        for name, obj in names.items():
+            setattr(builtins, name, obj)
+        self._finder = _InstrumentingFinder(self)
         sys.meta_path.insert(0, self._finder)
-        for module in list(sys.modules.values()):
-            self.wrap_module(module)
+        self.instrument_loaded()
         frame: Optional[FrameType] = sys._getframe(2)
         self._bodies: list[Any] = []
         while frame is not None:
@@ -290,71 +441,91 @@ class ProcessTrace:
                 self._bodies.append(code)
             frame = frame.f_back
 
-    def wrap_module(self, module: ModuleType) -> None:
-        """Wrap the workflow functions and methods defined in ``module``."""
-        filename = getattr(module, "__file__", None)
-        if not filename or getattr(module, "__distea_wrapped__", False):
-            return
+    def wanted_file(self, filename: str) -> bool:
+        """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself)?"""
         full = os.path.abspath(filename)
-        if not full.startswith(self.root + os.sep) or any(p in full for p in _EXCLUDED_PARTS):
-            return
-        name = module.__name__
-        for attr, value in list(vars(module).items()):
-            if inspect.isfunction(value) and value.__module__ == name:
-                setattr(module, attr, self._wrap(value))
-            elif inspect.isclass(value) and value.__module__ == name:
-                for key, member in list(vars(value).items()):
-                    if inspect.isfunction(member):
-                        setattr(value, key, self._wrap(member))
-                    elif isinstance(member, (staticmethod, classmethod)):
-                        inner = self._wrap(member.__func__)
-                        setattr(value, key, type(member)(inner))
+        full = self._aliases.get(full, full)
+        return (
+            full.startswith(self.root + os.sep)
+            and not any(part in full for part in _EXCLUDED_PARTS)
+            and not full.startswith(_OWN_DIR)
+        )
+
+    def module_name(self, filename: str) -> str:
+        """Report name of a workflow file: its path from the root, dotted, without ``.py``."""
+        full = os.path.abspath(filename)
+        full = self._aliases.get(full, full)
+        return _instrument.module_name(os.path.relpath(full, self.root))
+
+    def compile(
+        self,
+        source: "str | bytes",
+        filename: str,
+        body: bool = False,
+        keep: tuple[str, ...] = (),
+    ) -> CodeType:
+        """Compile workflow code so that its functions record themselves (instrument mode).
+
+        Anything else (another mode, a file outside the workflow, source that does not parse
+        as Python) is compiled exactly as :func:`compile` would. With ``body``, the module
+        body is recorded too (a Snakefile, whose execution nothing else brackets).
+        Module-level functions named with a prefix in ``keep`` are compiled as written.
+        """
+        if (
+            getattr(self, "mode", "") != "instrument"
+            or self._dumped
+            or not self.wanted_file(filename)
+        ):
+            return compile(source, filename, "exec", dont_inherit=True)
+        module = self.module_name(filename)
+        self._instrumented_files.add(os.path.abspath(filename))
         try:
-            module.__distea_wrapped__ = True  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
+            return _instrument.compile_instrumented(
+                source, filename, module, f"{module}.<module>" if body else None, keep
+            )
+        except (SyntaxError, ValueError):  # let compile() report it the usual way
+            return compile(source, filename, "exec", dont_inherit=True)
 
-    def _wrap(self, fn: Any) -> Any:
-        code = fn.__code__
-        if getattr(fn, "__distea_wrapped__", False):
-            return fn
-        ok = self._wanted.get(code)
-        if ok is None:
-            ok = self._decide(code)
-        if not ok:
-            return fn
-        trace, first = self, self._first
-        if inspect.isgeneratorfunction(fn):
-            enter, leave = self._enter, self._leave
+    def instrument_loaded(self) -> None:
+        """Give functions that already exist recording code: those of workflow modules imported
+        before tracing started, or loaded around the import system since (a sticky templates
+        file). Instrument mode only; modules compiled instrumented are skipped.
 
-            @functools.wraps(fn)
-            def generator(*args: Any, **kwargs: Any) -> Any:
-                enter(code)
-                try:
-                    return (yield from fn(*args, **kwargs))
-                finally:
-                    leave(code)
+        Replacing ``__code__`` changes the function objects themselves, so references taken
+        earlier (dispatch tables, callbacks, partials, decorators' closures) record too.
+        """
+        if getattr(self, "mode", "") != "instrument":
+            return
+        pairs: dict[CodeType, CodeType] = {}
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if not filename or not filename.endswith(".py") or not self.wanted_file(filename):
+                continue
+            if os.path.abspath(filename) in self._instrumented_files:
+                continue
+            self._instrumented_files.add(os.path.abspath(filename))
+            try:
+                with open(filename, "rb") as f:
+                    source = f.read()
+                # The functions' code came from the module's own compilation: the same
+                # file name and flags give equal code objects to map from.
+                code_file = getattr(getattr(module, "__spec__", None), "origin", None) or filename
+                plain = compile(source, code_file, "exec", dont_inherit=True)
+                instrumented = _instrument.compile_instrumented(
+                    source, code_file, self.module_name(filename)
+                )
+            except (OSError, SyntaxError, ValueError):
+                continue
+            pairs.update(_instrument.code_pairs(plain, instrumented))
+        if not pairs:
+            return
+        import gc
 
-            wrapper = generator
-        else:
-            # The hot path of wrap mode, inlined: one membership test on the way in, one
-            # dict lookup and one store on the way out.
-            @functools.wraps(fn)
-            def function(*args: Any, **kwargs: Any) -> Any:
-                if code not in trace._epoch:
-                    first(code)
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    span = trace._epoch.get(code)
-                    if span is None:
-                        first(code)
-                    else:
-                        span[1] = trace.clock
-
-            wrapper = function
-        wrapper.__distea_wrapped__ = True  # type: ignore[attr-defined]
-        return wrapper
+        for obj in gc.get_objects():
+            if type(obj) is FunctionType:
+                new = pairs.get(obj.__code__)
+                if new is not None:
+                    obj.__code__ = new
 
     @contextmanager
     def span(self, filename: str, qualname: str = "<module>") -> Iterator[None]:
@@ -416,7 +587,7 @@ class ProcessTrace:
         if tool is not None:  # pragma: no cover - Python 3.12+ only
             sys.monitoring.set_events(tool, 0)  # type: ignore[attr-defined]
             sys.monitoring.free_tool_id(tool)  # type: ignore[attr-defined]
-        elif self.mode == "wrap":
+        elif self.mode == "instrument":
             if self._finder in sys.meta_path:
                 sys.meta_path.remove(self._finder)
             for code in self._bodies:  # bodies running when tracing began end with it
@@ -429,6 +600,8 @@ class ProcessTrace:
     def set_job(self, job: Optional[str]) -> None:
         """The job this process is serving now (sticky workers, for digests)."""
         self.job = job
+        with self._lock:  # each request logs its own first reads (a file edge per request)
+            self._opened.clear()
 
     def dump(self) -> None:
         """Write the function records and the final clock; later calls do nothing."""
@@ -439,28 +612,40 @@ class ProcessTrace:
             self._stop_functions()
             self.clock += 1
             # Functions still on a stack never return: EAS treats them as returned-into now.
-            frames = [] if getattr(self, "mode", "") == "wrap" else sys._current_frames().values()
-            for frame in frames:
+            instrumented = getattr(self, "mode", "") == "instrument"
+            for frame in sys._current_frames().values():
                 f: Optional[FrameType] = frame
                 while f is not None:
-                    if self._wanted.get(f.f_code):
-                        self._leave(f.f_code)
+                    code = f.f_code
+                    if instrumented and _instrument.EPOCH in code.co_names:
+                        # Recording code keyed by its report name (killed mid-call: SIGTERM).
+                        self._leave(f"{self.module_name(code.co_filename)}.{code.co_qualname}")
+                    elif not instrumented and self._wanted.get(code):
+                        self._leave(code)
                     f = f.f_back
             epochs = [*self._closed, self._epoch]
             for epoch in epochs:
                 for code, (first, last) in epoch.items():
-                    self._write({"k": "fn", "f": self._names[code], "c": [first, last]})
+                    name = self._names.get(code) or code  # instrumented code: keyed by name
+                    # Two threads returning at once can store an older clock last: a return
+                    # is never before the first entry.
+                    self._write({"k": "fn", "f": name, "c": [first, max(first, last)]})
             for (code, job), (count, digest) in self._digest.items():
                 name = self._names[code]
                 self._write(
                     {"k": "digest", "f": name, "job": job, "n": count, "h": digest.hexdigest()}
                 )
-            self._write({"k": "end", "c": self.clock})
+            mode = getattr(self, "mode", None)
+            # Every mode of this tracer sees every call of a workflow function however it is
+            # reached (instrument included); an older log's wrap mode did not: the analysis
+            # warns there instead of trusting an absence.
+            complete = mode in COMPLETE_MODES
+            self._write({"k": "end", "c": self.clock, "mode": mode, "complete": complete})
             self._out.close()
 
 
-class _WrappingFinder(importlib.abc.MetaPathFinder):
-    """Finds modules as usual; wraps the workflow's own modules after they executed."""
+class _InstrumentingFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as usual; the workflow's own modules load with recording function bodies."""
 
     def __init__(self, trace: ProcessTrace) -> None:
         self.trace = trace
@@ -484,29 +669,29 @@ class _WrappingFinder(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None or not spec.origin:
             return None
         origin = os.path.abspath(spec.origin)
-        if not origin.startswith(self.trace.root + os.sep) or not origin.endswith(".py"):
+        if not origin.endswith(".py") or not self.trace.wanted_file(origin):
             return None
-        if any(part in origin for part in _EXCLUDED_PARTS):
+        if not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
             return None
-        spec.loader = _WrappingLoader(spec.loader, self.trace)
+        spec.loader = _InstrumentingLoader(fullname, origin, self.trace)
         return spec
 
 
-class _WrappingLoader(importlib.abc.Loader):
-    def __init__(self, loader: Any, trace: ProcessTrace) -> None:
-        self.loader = loader
+class _InstrumentingLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that compiles with recording bodies and never reads or writes ``.pyc``
+    files (an instrumented ``.pyc`` must not be loaded by an untraced run)."""
+
+    def __init__(self, fullname: str, path: str, trace: ProcessTrace) -> None:
+        super().__init__(fullname, path)
         self.trace = trace
 
-    def create_module(self, spec: Any) -> Any:
-        return self.loader.create_module(spec)
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.trace.compile(self.get_data(path), path)
 
     def exec_module(self, module: ModuleType) -> None:
         with self.trace.span(module.__file__ or module.__name__):
-            self.loader.exec_module(module)
-        self.trace.wrap_module(module)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.loader, name)
+            super().exec_module(module)
 
 
 def _stable(value: Any, depth: int = 0) -> str:
@@ -536,45 +721,200 @@ def _stable(value: Any, depth: int = 0) -> str:
         return type(value).__name__
 
 
-class _RecordingParams:
-    """Stands in for ``snakemake.params`` and notes which parameters a job actually reads."""
+class StateFingerprint:
+    """A content digest of the state a sticky worker carries from one request to the next.
 
-    def __init__(self, params: Any, trace: ProcessTrace, job: Optional[str]) -> None:
-        object.__setattr__(self, "_p", params)
-        object.__setattr__(self, "_t", trace)
-        object.__setattr__(self, "_j", job)
+    Walks objects (attributes, containers, array bytes) up to ``budget`` nodes; what it cannot
+    read (an object with neither attributes nor bytes that does not pickle, or a walk over
+    budget) makes the digest ``None``: unknown, which the analysis counts as "changed".
+    """
 
-    def _names(self) -> list[str]:
-        return list(getattr(self._p, "_names", {}) or [])
+    def __init__(self, budget: int = 200_000) -> None:
+        self.budget = budget
 
-    def __getattr__(self, name: str) -> Any:
-        if not name.startswith("_"):
-            self._t.note_param(name, self._j)
-        return getattr(self._p, name)
+    def digest(self, roots: dict[str, Any]) -> Optional[str]:
+        h = hashlib.blake2b(digest_size=16)
+        self._left = self.budget
+        self._seen: set[int] = set()
+        try:
+            for name in sorted(roots):
+                h.update(name.encode() + b"=")
+                self._walk(roots[name], h)
+        except _Unreadable:
+            return None
+        return h.hexdigest()
+
+    def _walk(self, value: Any, h: Any) -> None:
+        self._left -= 1
+        if self._left < 0:
+            raise _Unreadable
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+            h.update(repr(value).encode() + b";")
+            return
+        if (
+            isinstance(value, (ModuleType, type))
+            or callable(value)
+            and not hasattr(value, "__dict__")
+        ):
+            h.update(f"<{type(value).__name__} {getattr(value, '__name__', '')}>;".encode())
+            return
+        key = id(value)
+        if key in self._seen:
+            h.update(b"<seen>;")
+            return
+        self._seen.add(key)
+        tobytes = getattr(value, "tobytes", None)
+        if callable(tobytes) and hasattr(value, "shape"):
+            h.update(f"{type(value).__name__}{value.shape}{getattr(value, 'dtype', '')}".encode())
+            h.update(tobytes())
+            return
+        if isinstance(value, dict):
+            h.update(b"{")
+            for k, v in list(value.items()):
+                self._walk(k, h)
+                self._walk(v, h)
+            h.update(b"}")
+            return
+        if isinstance(value, (list, tuple, set, frozenset)):
+            items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+            h.update(type(value).__name__.encode() + b"[")
+            for item in list(items):
+                self._walk(item, h)
+            h.update(b"]")
+            return
+        cache_info = getattr(value, "cache_info", None)
+        if callable(cache_info):  # functools.lru_cache: its hits are state, its code is not
+            h.update(repr(cache_info()).encode())
+            return
+        if isinstance(value, (FunctionType, MethodType)):
+            h.update(f"<fn {getattr(value, '__qualname__', '')}>;".encode())
+            return
+        state = getattr(value, "__dict__", None)
+        slots = [s for c in type(value).__mro__ for s in getattr(c, "__slots__", ())]
+        if isinstance(state, dict) or slots:
+            h.update(type(value).__qualname__.encode() + b"(")
+            if isinstance(state, dict):
+                self._walk(state, h)
+            for slot in slots:
+                self._walk(getattr(value, slot, None), h)
+            h.update(b")")
+            return
+        try:
+            import pickle
+
+            h.update(pickle.dumps(value, protocol=4))
+        except Exception:
+            raise _Unreadable from None
+
+
+class _Unreadable(Exception):
+    pass
+
+
+_RECORD = "_distea_recording"
+_SILENT = frozenset(
+    {"keys", "_names", "_get_names", "_allowed_overrides", "__class__", "__len__", "__dir__"}
+    | {"__init_subclass__", "__subclasshook__", "__sizeof__", _RECORD}
+)
+"""Attributes of ``snakemake.params`` that reveal no parameter value (names, length, type)."""
+
+
+class _ParamsRecorder:
+    """Mixed into a copy of ``snakemake.params`` (a Namedlist: a list with named items): notes
+    which parameters a job reads, by key.
+
+    ``.name``, ``["name"]``, ``.get("name", d)`` and ``getattr(p, "name")`` note ``name`` (also
+    when the rule has no such parameter: adding it later changes what the job reads);
+    ``keys()`` and ``len()`` note nothing; everything else (iteration, ``dict(p)`` through
+    ``items()``, an index, ``str(p)``, ``vars(p)``, any other method) cannot be attributed to
+    one key and notes every parameter of the rule. The copy is an instance of a subclass of
+    the real class, so ``isinstance`` checks and list behaviour are unchanged.
+    """
+
+    def _note(self, name: Optional[str]) -> None:
+        trace, job, names, quiet = object.__getattribute__(self, "__dict__")[_RECORD]
+        if quiet[0]:
+            return
+        for key in names if name is None else (name,):
+            trace.note_param(key, job)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name not in _SILENT:
+            names = object.__getattribute__(self, "__dict__")[_RECORD][2]
+            if name in names:
+                _ParamsRecorder._note(self, name)
+            elif name != "get":
+                _ParamsRecorder._note(self, None)
+        return object.__getattribute__(self, name)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        record = object.__getattribute__(self, "__dict__")[_RECORD]
+        _ParamsRecorder._note(self, key if isinstance(key, str) else None)
+        record[3][0] += 1  # the real get() looks at __dict__: not a read of every parameter
+        try:
+            return super().get(key, default)  # type: ignore[misc]
+        finally:
+            record[3][0] -= 1
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            self._t.note_param(key, self._j)
-        else:
-            for name in self._names():
-                self._t.note_param(name, self._j)
-        return self._p[key]
+        _ParamsRecorder._note(self, key if isinstance(key, str) else None)
+        return super().__getitem__(key)  # type: ignore[misc]
 
     def __iter__(self) -> Any:
-        for name in self._names():
-            self._t.note_param(name, self._j)
-        return iter(self._p)
+        _ParamsRecorder._note(self, None)
+        return super().__iter__()  # type: ignore[misc]
 
-    def __len__(self) -> int:
-        return len(self._p)
+    def __reversed__(self) -> Any:
+        _ParamsRecorder._note(self, None)
+        return super().__reversed__()  # type: ignore[misc]
 
-    def items(self) -> Any:
-        for name in self._names():
-            self._t.note_param(name, self._j)
-        return self._p.items()
+    def __contains__(self, value: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__contains__(value)  # type: ignore[misc]
 
-    def keys(self) -> Any:
-        return self._p.keys()
+    def __eq__(self, other: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__eq__(other)  # type: ignore[misc,no-any-return]
+
+    def __ne__(self, other: Any) -> bool:
+        _ParamsRecorder._note(self, None)
+        return super().__ne__(other)  # type: ignore[misc,no-any-return]
+
+    def __repr__(self) -> str:
+        _ParamsRecorder._note(self, None)
+        return super().__repr__()  # type: ignore[misc,no-any-return]
+
+    def __hash__(self) -> int:
+        _ParamsRecorder._note(self, None)
+        return super().__hash__()  # type: ignore[misc,no-any-return]
+
+
+_RECORDER_CLASSES: dict[type, type] = {}
+
+
+def recording_params(params: Any, trace: "ProcessTrace", job: Optional[str]) -> Any:
+    """A copy of ``params`` that notes, per key, what the job reads (see :class:`_ParamsRecorder`).
+
+    Anything that is not a named list (an unusual object) counts as read entirely, now.
+    """
+    names = tuple(getattr(params, "_names", None) or ())
+    base = type(params)
+    if not isinstance(params, list) or not hasattr(params, "__dict__"):
+        for name in names:
+            trace.note_param(name, job)
+        return params
+    cls = _RECORDER_CLASSES.get(base)
+    if cls is None:
+        cls = type(base.__name__, (_ParamsRecorder, base), {})
+        cls.__module__ = base.__module__
+        cls.__qualname__ = base.__qualname__
+        _RECORDER_CLASSES[base] = cls
+    copy = cls.__new__(cls)
+    list.extend(copy, params)
+    state = object.__getattribute__(copy, "__dict__")
+    state.update(params.__dict__)
+    state[_RECORD] = (trace, job, frozenset(names), [0])
+    return copy
 
 
 def watch_job(trace: ProcessTrace, smk: Any) -> str:
@@ -605,7 +945,7 @@ def _watched_class(base: type) -> type:
         def params(self: Any) -> Any:
             value = real.__get__(self, base) if hasattr(real, "__get__") else real
             trace, key = self.__dict__["_distea_watch"]
-            return _RecordingParams(value, trace, key)
+            return recording_params(value, trace, key)
 
         cls = type(base.__name__, (base,), {"params": property(params), "_distea_watched": True})
         cls.__module__ = base.__module__
@@ -667,6 +1007,40 @@ def start(
     return trace
 
 
+def _workflow_frame(trace: ProcessTrace) -> bool:
+    """Does this read come from workflow code (a Snakefile, a helper module)?
+
+    The innermost caller that is either workflow code or Snakemake (or a plugin) decides:
+    libraries in between (pandas, csv, linecache) are skipped, and Snakemake's own reads made
+    while the Snakefile runs (a ``rule`` decorator reading the Snakefile's lines) are not
+    the workflow's.
+    """
+    frame: Optional[FrameType] = sys._getframe(2)
+    wanted, decide = trace._wanted, trace._decide
+    side = _snakemake_side()
+    while frame is not None:
+        ok = wanted.get(frame.f_code)
+        if ok is None:
+            ok = decide(frame.f_code)
+        if ok:
+            return True
+        if frame.f_code.co_filename.startswith(side):
+            return False
+        frame = frame.f_back
+    return False
+
+
+def _snakemake_side() -> tuple[str, ...]:
+    """File name prefixes of Snakemake, its plugin packages and this project's plugins."""
+    ours = os.path.dirname(_OWN_DIR.rstrip(os.sep)) + os.sep
+    snakemake = sys.modules.get("snakemake")
+    where = getattr(snakemake, "__file__", None)
+    if not where:
+        return (ours,)
+    # ".../site-packages/snakemake" also prefixes snakemake_interface_*, snakemake_*_plugin_*.
+    return (os.path.dirname(os.path.dirname(where)) + os.sep + "snakemake", ours)
+
+
 def _install_open_hook(trace: ProcessTrace) -> None:
     root = trace.root + os.sep
 
@@ -687,6 +1061,8 @@ def _install_open_hook(trace: ProcessTrace) -> None:
         relative = full[len(root) :]
         if relative.startswith(".snakemake") or "__pycache__" in relative:
             return
+        if trace.workflow_code_reads_only and not _workflow_frame(trace):
+            return  # Snakemake's own reads (the Snakefile, hashing, checks) are not the workflow's
         trace.note_open(relative)
 
     sys.addaudithook(hook)

@@ -177,17 +177,23 @@ class Worker:
         job = watch_job(trace, inv.snakemake)
         trace.recv(inv.trace.message_id, inv.trace.clock, "manager", job=job)
         trace.set_job(job)
+        states = self.holder.states
+        trace.begin_state({k: b.value for k, b in states.items()})
         building = inv.template not in self.holder.states and inv.template not in self.holder.failed
         if building:
             trace.note_template(inv.template)
         with contextlib.ExitStack() as spans:
-            if getattr(trace, "mode", "") == "wrap":
+            if getattr(trace, "mode", "") == "instrument":
                 # Templates and the exec'd script are loaded around the import system, so the
                 # wrapping tracer cannot see them: record them as bodies.
                 if building:
                     spans.enter_context(trace.span(inv.templates_file))
                 spans.enter_context(trace.span(inv.script_path))
             done = self.run(inv)
+        if building:  # DISTEA: the templates file's functions record from now on
+            trace.instrument_loaded()
+        # Evidence for the analysis: did this request change what the next one inherits?
+        trace.check_state(job, {k: b.value for k, b in states.items()})
         reply = f"{inv.trace.message_id}>done"
         clock = trace.send(reply, "manager", job=job)
         trace.set_job(None)
@@ -202,13 +208,20 @@ class Worker:
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
             self.send(StateBuilt(inv.template, built.build_seconds))
+            if self.trace is not None and inv.trace is not None:  # DISTEA: a state write
+                self.trace.state_built(
+                    inv.template, {k: b.value for k, b in self.holder.states.items()}
+                )
         return self.execute_script(inv)
 
     def compiled(self, inv: Invoke) -> tuple[Any, frozenset[str]]:
         key = (inv.script_path, hash(inv.script_source))
         entry = self.code_cache.get(key)
         if entry is None:
-            code = compile(inv.script_source, inv.script_path, "exec")
+            if self.trace is not None:  # DISTEA: the script's own functions record themselves
+                code = self.trace.compile(inv.script_source, inv.script_path)
+            else:
+                code = compile(inv.script_source, inv.script_path, "exec")
             entry = (code, imported_modules(inv.script_source))
             self.code_cache[key] = entry
         return entry

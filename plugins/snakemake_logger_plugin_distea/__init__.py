@@ -20,6 +20,7 @@ import json
 import os
 import re
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 from logging import LogRecord
@@ -70,6 +71,16 @@ class LogHandler(LogHandlerBase):
         self._outputs: dict[str, list[str]] = {}
         self._out: Optional[Any] = None
         self._write_lock = threading.Lock()
+        if os.environ.get("DISTEA_TRACE") and self.common_settings is not None:
+            # Snakemake's own process runs workflow code too (the Snakefile, input functions,
+            # params callables, their helpers): trace it from here, before the Snakefile is
+            # read (only when Snakemake made this handler). Tracing must never stop a run.
+            try:
+                from distea._snakemake import trace_snakemake_process
+
+                trace_snakemake_process()
+            except Exception as e:  # pragma: no cover - defensive
+                print(f"distea: not tracing Snakemake's process ({e})", file=sys.stderr)
 
     def _open(self) -> Any:
         if self._out is None:

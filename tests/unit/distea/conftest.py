@@ -18,13 +18,16 @@ class LogDir:
         head.setdefault("role", "script")
         return self._write(f"{name.replace(':', '_')}.jsonl", [header, *records])
 
-    def logger(self, jobs: list[dict[str, Any]]) -> Path:
-        header = {"distea": 1, "k": "header", "source": "logger", "process": "snakemake"}
+    def logger(self, jobs: list[dict[str, Any]], **head: Any) -> Path:
+        """The logger plugin's log; ``cwd=`` names the workflow directory, as the plugin does."""
+        header = {"distea": 1, "k": "header", "source": "logger", "process": "snakemake", **head}
         records: list[dict[str, Any]] = []
         for i, job in enumerate(jobs):
             records.append({"k": "job", "id": str(i), "t": float(i), **job})
         for i, job in enumerate(jobs):
-            records.append({"k": "done", "id": str(i), "t": 100.0 + i, "output": job["output"]})
+            records.append(
+                {"k": "done", "id": str(i), "t": 100.0 + i, "output": job.get("output", [])}
+            )
         return self._write("snakemake.jsonl", [header, *records])
 
     @staticmethod

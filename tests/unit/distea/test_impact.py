@@ -57,7 +57,7 @@ def test_multi_hop_through_files(logs):
     assert ("lib.setup", "B[b.txt]") not in functions  # before B read a.txt
     assert ("lib.g", "C[c.txt]") in functions
     chain = next(j.chain for j in result.jobs if j.name == "C[c.txt]")
-    assert chain[0] == "func:lib.late first ran in pA"
+    assert chain[0] == "func:lib.late first ran in job A[a.txt]"
     assert any("file a.txt" in step for step in chain)
     assert any("file b.txt" in step for step in chain)
 
@@ -162,7 +162,7 @@ def test_message_sent_before_the_source_does_not_carry_it(logs):
     assert "lib.y" in functions
     assert "lib.x" not in functions
     chain = next(f.chain for f in result.functions if f.name == "lib.y")
-    assert chain == ("func:lib.f first ran in p1", "message late")
+    assert chain == ("func:lib.f first ran in p1", "p1 sent message late to p3")
 
 
 def test_transitive_messages(logs):
@@ -243,6 +243,14 @@ def test_function_not_traced_individually_falls_back_to_its_script_body(logs):
     logs.process("pB", [fn("lib.g", 1, 2), {"k": "end", "c": 3}], job="B[b.txt]")
     result = analyse(logs.root, [Change.parse("func:scripts.agg.merge")])
     assert {j.name for j in result.jobs} == {"A[a.txt]", "B[b.txt]"}
-    assert any("its body scripts.agg.<module> is the source" in w for w in result.warnings)
+    assert any("load of scripts.agg.<module>" in w for w in result.warnings)
     nothing = analyse(logs.root, [Change.parse("func:other.fn")])
     assert not nothing.jobs and any("never ran" in w for w in nothing.warnings)
+
+
+def test_each_impacted_function_row_is_listed_once(logs):
+    """A worker reached at several segments (one per request) lists each row once."""
+    _worker(logs, f_request=1)
+    result = analyse(logs.root, [Change.parse("func:lib.f")])
+    rows = [(f.name, f.context) for f in result.functions]
+    assert len(rows) == len(set(rows)) == result.count("function")

@@ -84,7 +84,7 @@ def test_cli_table_json_and_report(logs, capsys, tmp_path):
     assert main(["impact", "--logs", str(logs.root), "--change", "func:lib.f", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert [j["name"] for j in payload["jobs"]] == ["A[a.txt]"]
-    assert payload["outputs"][0]["chain"][0] == "func:lib.f first ran in p1"
+    assert payload["outputs"][0]["chain"][0] == "func:lib.f first ran in job A[a.txt]"
     report = tmp_path / "r" / "report.md"
     args = ["impact", "--logs", str(logs.root), "--change", "func:lib.f", "--report", str(report)]
     assert main(args) == 0

@@ -1,0 +1,162 @@
+"""Snakemake's own process as a traced process: the one place that knows Snakemake internals.
+
+While Snakemake builds the DAG, its process runs workflow code: the Snakefile's top level,
+input functions, ``params:`` callables, resource callables, and the helper modules they
+import. :func:`trace_snakemake_process` (called by ``--logger distea`` when ``$DISTEA_TRACE``
+is set, before the Snakefile is read) makes that code record itself like any traced process,
+and brackets each computation Snakemake does *for one job* (``Job.__init__`` expands its
+input, ``Job.params`` its parameters, ``Job.resources``, ``log``, ``benchmark``, ``group``
+and ``conda_env_spec`` the rest) as a context, written as a ``ctx`` record: the functions
+that ran inside are attributed to that job, and the job's start happens after them.
+
+Hooks, all guarded (a Snakemake without them is traced partially, with a one-line notice):
+
+* ``snakemake.workflow.compile``: the Snakefile (and included files) compile with recording
+  function bodies and a recorded ``<module>`` body;
+* ``snakemake.jobs.Job``: the methods and properties above, wrapped to open a context;
+* ``snakemake.executors.local.run_wrapper``: a job's rule code run in this process (the
+  generated function behind ``script:``/``shell:``, or ``run:`` with ``--executor local``
+  threads) is a context feeding that job's *end*. (``run:`` jobs that the local executor
+  spawns into a subprocess are not traced there: their code runs untraced.)
+"""
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, Optional
+
+from . import tracer
+from ._schema import job_key
+
+ROLE = "dag"
+"""The role of the Snakemake process's trace (not a hub: its code computes jobs' inputs)."""
+
+_JOB_METHODS = ("_expand_params",)
+_REQUIRED = ("snakemake.workflow/snakemake.jobs", "Job.__init__", "Job._expand_params")
+_JOB_PROPERTIES = ("resources", "log", "benchmark", "group", "conda_env_spec")
+
+
+def trace_snakemake_process() -> Optional["tracer.ProcessTrace"]:
+    """Start tracing this (Snakemake) process when ``$DISTEA_TRACE`` is set; idempotent."""
+    trace = tracer.active()
+    if trace is not None:
+        return trace if trace.role == ROLE else None
+    trace = tracer.start(ROLE, workflow_code_reads_only=True)
+    if trace is None:
+        return None
+    missing = _install(trace)
+    if any(name in missing for name in _REQUIRED):
+        # Code traced here could not be tied to the jobs it computed for: an impact would
+        # stop in this process. Record nothing, so that queries say "never ran" instead.
+        trace.dump()
+        print(
+            f"distea: this Snakemake lacks {', '.join(missing)}; its own process is not "
+            "traced (Snakefile-level code counts as never run)",
+            file=sys.stderr,
+        )
+        return None
+    if missing:
+        print(
+            f"distea: this Snakemake lacks {', '.join(missing)}; code run there is attributed "
+            "to its jobs only through their input and params",
+            file=sys.stderr,
+        )
+    return trace
+
+
+def _install(trace: "tracer.ProcessTrace") -> list[str]:
+    missing: list[str] = []
+    try:
+        import snakemake.workflow as workflow_module
+        from snakemake.jobs import Job
+    except ImportError:
+        return ["snakemake.workflow/snakemake.jobs"]
+
+    def compile_snakefile(source: Any, filename: Any, mode: str, *args: Any, **kw: Any) -> Any:
+        if mode == "exec" and not args and not kw and isinstance(filename, str):
+            # The generated rule functions (``__rule_NAME``) stay as written: Snakemake
+            # derives a run: block's source from its line table for its code rerun trigger.
+            return trace.compile(source, filename, body=True, keep=("__rule_",))
+        return compile(source, filename, mode, *args, **kw)
+
+    workflow_module.compile = compile_snakefile  # type: ignore[attr-defined]
+
+    try:
+        import snakemake.executors.local as local
+    except ImportError:
+        local = None  # type: ignore[assignment]
+    run_wrapper = getattr(local, "run_wrapper", None)
+    if run_wrapper is None:
+        missing.append("snakemake.executors.local.run_wrapper")
+    else:
+
+        @functools.wraps(run_wrapper)
+        def run_in_context(job_rule: Any, input: Any, output: Any, params: Any, wildcards: Any,
+                           *args: Any, **kwargs: Any) -> Any:  # fmt: skip
+            token = trace.begin_context()
+            try:
+                return run_wrapper(job_rule, input, output, params, wildcards, *args, **kwargs)
+            finally:
+                key = _run_key(job_rule, wildcards, output)
+                trace.end_context(token, key, to_end=True)
+
+        local.run_wrapper = run_in_context  # type: ignore[union-attr]
+
+    init = Job.__dict__.get("__init__")
+    if init is None:
+        missing.append("Job.__init__")
+    else:
+
+        @functools.wraps(init)
+        def job_init(self: Any, *args: Any, **kwargs: Any) -> None:
+            token = trace.begin_context()
+            try:
+                init(self, *args, **kwargs)
+            finally:
+                trace.end_context(token, _key(self))
+
+        Job.__init__ = job_init  # type: ignore[method-assign]
+    for name in _JOB_METHODS:
+        method = Job.__dict__.get(name)
+        if method is None:
+            missing.append(f"Job.{name}")
+            continue
+        setattr(Job, name, _in_context(trace, method))
+    for name in _JOB_PROPERTIES:
+        prop = Job.__dict__.get(name)
+        if not isinstance(prop, property) or prop.fget is None:
+            missing.append(f"Job.{name}")
+            continue
+        setattr(Job, name, property(_in_context(trace, prop.fget), prop.fset, prop.fdel))
+    return missing
+
+
+def _in_context(trace: "tracer.ProcessTrace", method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        token = trace.begin_context()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            trace.end_context(token, _key(self))
+
+    return wrapper
+
+
+def _run_key(rule: Any, wildcards: Any, output: Any) -> Optional[str]:
+    """The DISTEA key of the job whose rule code ``run_wrapper`` ran."""
+    try:
+        return job_key(rule.name, dict(wildcards.items()), [str(o) for o in output])
+    except Exception:
+        return None
+
+
+def _key(job: Any) -> Optional[str]:
+    """The DISTEA key of a (possibly half-built) Snakemake job, None when it has none yet."""
+    try:
+        rule = job.rule.name
+        wildcards = dict(job.wildcards_dict or {})
+        outputs = [str(o) for o in job.output]
+    except Exception:  # construction failed before the outputs were known
+        return None
+    return job_key(rule, wildcards, outputs)
