@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "bench"))
+# Appended, not prepended: bench/nbrewind.py must never shadow the nbrewind package.
+sys.path.append(str(REPO / "bench"))
 
 from distea_eval.evaluate import evaluate  # noqa: E402
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from distea._static import load_workflow
 from distea.tracer import StateFingerprint
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+# Appended, not prepended: bench/nbrewind.py must never shadow the nbrewind package.
+sys.path.append(str(Path(__file__).resolve().parents[3] / "bench"))
 from distea_eval.mutate import OPERATORS, function_mutants  # noqa: E402
 
 MODULE = """
