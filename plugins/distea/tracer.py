@@ -74,6 +74,11 @@ _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 class ProcessTrace:
     """The trace of one process: its clock, its live log and its function table."""
 
+    # Whether the global random generators carry over from one request to the next. A sticky
+    # worker reseeds them from the OS after every invocation, as a fresh process would be, so
+    # they carry nothing there (see snakemake_executor_plugin_sticky._isolation).
+    carries_rng = True
+
     def __init__(
         self,
         directory: "str | os.PathLike[str]",
@@ -168,9 +173,10 @@ class ProcessTrace:
     def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
         """After a sticky worker served ``job``: note whether its carried state changed.
 
-        The carried state is every template state, the globals of the workflow's modules and
-        the global random generators (``random``, ``numpy.random``). A digest is compared with
-        the one taken after the previous request, or after a template build in this one.
+        The carried state is every template state, the globals of the workflow's modules and,
+        where ``carries_rng``, the global random generators (``random``, ``numpy.random``). A
+        digest is compared with the one taken after the previous request, or after a template
+        build in this one.
         """
         digest = StateFingerprint().digest(self._state_roots(states))
         previous = getattr(self, "_state_digest", None)
@@ -203,6 +209,8 @@ class ProcessTrace:
                 if not k.startswith("__") and not isinstance(v, ModuleType)
             }
             roots[f"module:{module.__name__}"] = values
+        if not self.carries_rng:
+            return roots
         import random
 
         roots["random"] = random.getstate()

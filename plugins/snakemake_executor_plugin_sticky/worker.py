@@ -122,6 +122,8 @@ class Worker:
         self.parent_pid = os.getppid()
         name = f"worker:{worker_id}:{socket.gethostname()}:{os.getpid()}"
         self.trace = message_trace("worker", name=name, worker_id=worker_id)
+        if self.trace is not None:  # the isolation reseeds the global generators every time
+            self.trace.carries_rng = False
 
     def send(self, message: object) -> None:
         with self.send_lock:
