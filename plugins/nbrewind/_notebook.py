@@ -14,6 +14,7 @@ import nbformat
 
 from ._dataflow import analyse_cell, source_hash
 from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
+from ._record import FORMAT_VERSION
 from ._signing import Trust, key_id, load_key, sign, verify
 
 LAB_RECORDS = "lab"
@@ -253,7 +254,7 @@ def import_lab(path: Path) -> dict[str, int]:
             continue
         record = {k: v for k, v in entry["record"].items() if k != "status"}
         record.update(
-            v=1,
+            v=FORMAT_VERSION,
             source=entry["source"],
             opaque=analyse_cell(cell.source).opaque,
             outputs=outputs_digest(cell.get("outputs", [])),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ._record import FORMAT_VERSION
 from ._signing import Trust
 
 RESTORE = "restore"
@@ -48,6 +49,8 @@ class CellFacts:
     blobs_present: bool
     needed_later: frozenset[str]
     injected_parameters: bool = False
+    unrestorable_file: Optional[str] = None
+    """A file the cell wrote that is neither on disk as it wrote it nor kept in the store."""
 
 
 def decide(
@@ -56,6 +59,7 @@ def decide(
     changed_by: Mapping[str, str],
     file_digest_now: Callable[[str], Optional[str]],
     env: Mapping[str, Any],
+    listing_now: Optional[Callable[[str], Optional[str]]] = None,
 ) -> Decision:
     """Restore or re-execute a cell under repeat, with the reason (shown to the user)."""
     rec = facts.record
@@ -67,6 +71,12 @@ def decide(
         return Decision(RUN, "it failed last time: no checkpoint")
     if rec.get("source") != facts.source_hash:
         return Decision(RUN, "its source changed")
+    if rec.get("v") != FORMAT_VERSION:
+        return Decision(
+            RUN,
+            f"recorded in format v{rec.get('v')} (this nbrewind writes v{FORMAT_VERSION}, which "
+            "also observes files and random generators): re-executed",
+        )
     python_now = ".".join(str(env.get("python", "")).split(".")[:2])
     if rec.get("python") != python_now:
         return Decision(
@@ -92,6 +102,10 @@ def decide(
         return Decision(
             RUN, "uses magics or exec/eval: what it reads cannot be known", structural=True
         )
+    if rec.get("unknowable"):
+        return Decision(
+            RUN, f"the kernel cannot know what it did: it {rec['unknowable']}", structural=True
+        )
     if facts.trust is Trust.TAMPERED:
         return Decision(RUN, "checkpoint TAMPERED (signature does not match): never loaded")
     if facts.trust is Trust.OTHER_KEY:
@@ -107,6 +121,9 @@ def decide(
     for path, digest in sorted(rec.get("files_read", {}).items()):
         if file_digest_now(path) != digest:
             return Decision(RUN, f"reads file {path}, which changed")
+    for path, digest in sorted((rec.get("dirs_read") or {}).items()):
+        if listing_now is None or listing_now(path) != digest:
+            return Decision(RUN, f"lists directory {path}, whose entries changed")
     unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
     needed = [n for n in unpicklable if n in facts.needed_later]
     if needed:
@@ -114,6 +131,12 @@ def decide(
             RUN,
             f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads",
             structural=True,
+        )
+    if facts.unrestorable_file is not None:
+        return Decision(
+            RUN,
+            f"wrote {facts.unrestorable_file}, which is not on disk as it wrote it and has no "
+            "copy in the store",
         )
     if not facts.blobs_present:
         return Decision(RUN, "a checkpoint is missing or does not match its digest: not loaded")
