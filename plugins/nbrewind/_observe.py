@@ -239,6 +239,9 @@ class FileWatch:
         elif event == "os.rename":
             self._file(os.fsdecode(args[0]), False, True)
             self._file(os.fsdecode(args[1]), False, True)
+        elif event in ("pathlib.Path.glob", "pathlib.Path.rglob"):
+            # Path.glob does not list a directory that does not exist: still a read (of none)
+            self._listing(os.fsdecode(args[0]))
         elif event in ("os.listdir", "os.scandir"):
             path = args[0] if args and args[0] is not None else "."
             if isinstance(path, int) or _from_import_system():

@@ -41,7 +41,7 @@ from ._objects import (
     restore_file,
 )
 from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest
-from ._plan import RESTORE, CellFacts, decide
+from ._plan import ANY_NAME, RESTORE, CellFacts, decide
 from ._record import FORMAT_VERSION, files_written
 from ._signing import Trust, key_id, load_key, sign, verify
 
@@ -177,7 +177,9 @@ class RewindClient(PapermillNotebookClient):
             if cell.cell_type == "code":
                 analysis = self.analyses[index] = analyse_cell(cell.source)
                 functions.update(analysis.functions)
-                reads.append(reads_closure(analysis.reads, functions))
+                # An opaque cell (globals(), exec, magics) may read any name.
+                extra = {ANY_NAME} if analysis.opaque else set()
+                reads.append(reads_closure(analysis.reads, functions) | extra)
             else:
                 reads.append(frozenset())
         after: list[frozenset[str]] = [frozenset()] * len(reads)

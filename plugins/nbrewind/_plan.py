@@ -23,6 +23,8 @@ from ._signing import Trust
 
 RESTORE = "restore"
 RUN = "run"
+ANY_NAME = "*"
+"""In ``needed_later``: a later cell may read any name (it is opaque)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ def decide(
         if listing_now is None or listing_now(path) != digest:
             return Decision(RUN, f"lists directory {path}, whose entries changed")
     unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
-    needed = [n for n in unpicklable if n in facts.needed_later]
+    needed = [n for n in unpicklable if n in facts.needed_later or ANY_NAME in facts.needed_later]
     if needed:
         return Decision(
             RUN,
