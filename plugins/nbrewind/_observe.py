@@ -53,8 +53,10 @@ def rng_state(name: str) -> Optional[Any]:
     if name == RNG_RANDOM:
         return module.getstate()
     if name == RNG_NUMPY:
-        return module._rand.get_state()
-    return module.get_rng_state().numpy().tobytes()
+        # Plain Python values: unpickling the state must not import numpy by itself.
+        kind, keys, pos, has_gauss, gauss = module._rand.get_state()
+        return (kind, keys.astype("<u4").tobytes(), int(pos), int(has_gauss), float(gauss))
+    return bytes(module.get_rng_state().numpy().tobytes())
 
 
 def rng_blob(state: Any) -> bytes:
@@ -65,7 +67,11 @@ def _set_state(name: str, module: Any, state: Any) -> None:
     if name == RNG_RANDOM:
         module.setstate(state)
     elif name == RNG_NUMPY:
-        module._rand.set_state(state)
+        import numpy
+
+        kind, keys, pos, has_gauss, gauss = state
+        keys = numpy.frombuffer(keys, dtype="<u4").astype(numpy.uint32)
+        module._rand.set_state((kind, keys, pos, has_gauss, gauss))
     else:
         module.set_rng_state(module.frombuffer(bytearray(state), dtype=module.uint8))
 

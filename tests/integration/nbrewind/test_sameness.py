@@ -135,3 +135,86 @@ def test_a_generator_advanced_by_a_restored_cell_is_replayed(tmp_path):
     again, stock = repeat_and_stock(tmp_path, cells, {"k": 0}, {"k": 0}, edit=edit)
     assert outputs(again) == outputs(stock)
     assert "b = 10" in str(outputs(again))
+
+
+# ---- part 6: failed repeats, reasons, imports ----------------------------------------------
+
+
+def _notebook(path: Path, cells: list[tuple[str, str]]) -> Path:
+    """Cells as (kind, source); the first code cell is tagged ``parameters``."""
+    nb = nbformat.v4.new_notebook()
+    tagged = False
+    for kind, source in cells:
+        if kind == "md":
+            nb.cells.append(nbformat.v4.new_markdown_cell(source))
+            continue
+        cell = nbformat.v4.new_code_cell(source)
+        if not tagged:
+            cell.metadata["tags"], tagged = ["parameters"], True
+        nb.cells.append(cell)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_a_failed_repeat_clears_the_records_of_cells_it_never_reached(tmp_path):
+    import papermill
+
+    source = _notebook(
+        tmp_path / "in.ipynb",
+        [
+            ("code", "n = 1"),
+            ("code", "x = 1"),
+            ("code", "if n > 1:\n    raise ValueError(n)"),
+            ("code", "y = x + 1\nprint(y)"),
+        ],
+    )
+    execute(source, tmp_path / "out.ipynb", "nbrewind-audit", n=1)
+    with pytest.raises(papermill.PapermillExecutionError):
+        execute(tmp_path / "out.ipynb", tmp_path / "again.ipynb", "nbrewind-repeat", n=2)
+    nb = nbformat.read(str(tmp_path / "again.ipynb"), as_version=4)
+    last = [c for c in nb.cells if c.cell_type == "code"][-1]
+    record = last.metadata["nbrewind"]
+    assert record["status"] == "not-run", record
+    assert "stopped at code cell 3" in record["reason"]
+    assert "sig" not in record and "writes" not in record
+
+
+def test_reasons_name_cells_by_execution_order_among_code_cells_and_id(tmp_path):
+    source = _notebook(
+        tmp_path / "in.ipynb",
+        [
+            ("md", "# title"),
+            ("code", "n = 1"),
+            ("md", "text"),
+            ("code", "a = n * 2"),
+            ("md", "more"),
+            ("code", "b = a + 1\nprint(b)"),
+        ],
+    )
+    execute(source, tmp_path / "out.ipynb", "nbrewind-audit", n=1)
+    nb = execute(tmp_path / "out.ipynb", tmp_path / "again.ipynb", "nbrewind-repeat", n=2)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    producer = next(c for c in code if c.source == "a = n * 2")
+    reader = code[-1].metadata["nbrewind"]
+    assert reader["status"] == "executed"
+    assert reader["reason"] == f"reads a, which was recomputed by code cell 2 (id {producer.id})"
+
+
+def test_restoring_does_not_import_modules_the_re_executed_cells_do_not_use(tmp_path):
+    cells = [
+        "alpha = 1",
+        "import json\nimport numpy as np\nimport pandas as pd\nimport sklearn.linear_model",
+        'df = pd.DataFrame({"a": np.arange(5)})\nrecord = json.dumps({"n": 1})',
+        "x = alpha * 2",
+        'import sys\nprint(alpha, [m for m in ("pandas", "sklearn", "numpy") if m in sys.modules])',
+    ]
+    source = make_notebook(tmp_path / "in.ipynb", cells)
+    execute(source, tmp_path / "out.ipynb", "nbrewind-audit", alpha=1)
+    nb = execute(tmp_path / "out.ipynb", tmp_path / "again.ipynb", "nbrewind-repeat", alpha=2)
+    assert executed(nb) == {"# Parameters", "x = alpha * 2", "import sys"}
+    assert nb.cells[-1].outputs[0]["text"] == "2 []\n"
