@@ -35,6 +35,7 @@ from ._observe import (
     FileWatch,
     Observed,
     alias_groups,
+    is_deferred,
     live_threads,
     reachable,
     record_path,
@@ -253,7 +254,9 @@ class NBRewindKernel(IPythonKernel):
             reads = reads_closure(analysis.reads, self._fn_globals)
         before = self._user_ids()
         read_hashes = {n: self._hash_of(n) for n in sorted(reads) if n in before}
-        rng_before = {n: _rng_hash(n) for n in RNG_NAMES}
+        rng_before = {
+            n: self._rng_known.get(n) if is_deferred(n) else _rng_hash(n) for n in RNG_NAMES
+        }
         strings = request.get("files", sorted(analysis.strings))
         cwd = os.getcwd()
         literal_files = {record_path(p, cwd): file_digest(Path(p)) for p in strings if _is_file(p)}

@@ -90,6 +90,11 @@ def set_rng_state(name: str, blob: bytes) -> None:
     _AFTER_IMPORT.pending[module_name] = lambda m: _set_state(name, m, state)
 
 
+def is_deferred(name: str) -> bool:
+    """A state waits for its module's import (so the kernel still knows which state it is)."""
+    return _RNG_MODULE[name] in _AFTER_IMPORT.pending
+
+
 class _Loader(importlib.abc.Loader):
     def __init__(self, loader: Any, then: Callable[[types.ModuleType], None]) -> None:
         self.loader, self.then = loader, then

@@ -80,6 +80,7 @@ def test_global_rng_state_is_an_input_and_an_output(tmp_path):
         "n = 3",
         "import random\nimport numpy as np\nnp.random.seed(0)\nrandom.seed(1)",
         "print(np.random.rand(2), random.random())",
+        "import numpy\nprint(numpy.random.rand(n))",
         "print(np.random.rand(n))",
         "print(random.random(), np.random.rand())",
     ]
