@@ -36,7 +36,11 @@ def repeat_and_stock(
     execute(source, run / "out.ipynb", "nbrewind-audit", cwd=run, **audit)
     if edit is not None:
         nb = nbformat.read(str(run / "out.ipynb"), as_version=4)
-        code = [c for c in nb.cells if c.cell_type == "code"]
+        code = [
+            c
+            for c in nb.cells
+            if c.cell_type == "code" and "injected-parameters" not in c.metadata.get("tags", [])
+        ]
         code[edit[0]].source = edit[1]
         nbformat.write(nb, str(run / "out.ipynb"))
     if between is not None:
