@@ -235,7 +235,7 @@ class FileWatch:
             return
         if event == "open":
             path, mode, flags = args
-            if path is None or isinstance(path, int):
+            if path is None or isinstance(path, int) or _from_import_system():
                 return
             if mode is not None:
                 writes = any(c in str(mode) for c in "wax+")
@@ -292,14 +292,23 @@ class FileWatch:
                 self._busy.on = False
 
 
+_IMPORT_SYSTEM = ("<frozen importlib", "<frozen zipimport")
+_IMPORT_SYSTEM_DIRS = tuple(
+    os.path.join(os.path.dirname(os.__file__), d, "") for d in ("importlib", "pkgutil.py")
+)
+
+
 def _from_import_system() -> bool:
-    """Directory listings made by the import system (its path finder's cache) are not the
-    cell's reads."""
+    """Files and listings the import system and package metadata read (its path finder's
+    cache, ``importlib.metadata`` scanning ``sys.path``) are not the cell's reads."""
     frame = sys._getframe(2)
-    for _ in range(4):
+    for _ in range(12):
         if frame is None:
             return False
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        name = frame.f_code.co_filename
+        if name.startswith(_IMPORT_SYSTEM) or name.startswith(_IMPORT_SYSTEM_DIRS):
+            return True
+        if "pkg_resources" in name:
             return True
         frame = frame.f_back
     return False
@@ -363,6 +372,13 @@ def _is_atom(obj: Any) -> bool:
     return module.startswith("pandas") and type(obj).__name__.endswith("Index")
 
 
+def _is_leaf(obj: Any) -> bool:
+    """Arrays and data frames: their identity counts, what they share inside does not (pickle
+    copies views and blocks apart anyway, and pandas links frames it derived from each
+    other)."""
+    return (type(obj).__module__ or "").startswith(("numpy", "pandas"))
+
+
 def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
     """Ids of the mutable objects reachable from ``value`` through containers and instance
     attributes (not through functions, classes or modules, which reach the whole namespace)."""
@@ -380,7 +396,7 @@ def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
             continue
         if not isinstance(obj, tuple | frozenset):
             found.add(id(obj))
-        if type(obj).__name__ == "ndarray":
+        if _is_leaf(obj):
             continue
         todo.extend(gc.get_referents(obj))
     return frozenset(found)
