@@ -327,7 +327,9 @@ class NBRewindKernel(IPythonKernel):
                 top_modules.add(entry["type"].split(".")[0])
                 if s.kind == "module":
                     top_modules.add(value.__name__.split(".")[0])
-                self._put(entry, s.blob, s.error, store, limit)
+                # A group's one blob would be repeated inline in each member: keep it small.
+                cap = limit if len(names) == 1 else min(limit, GROUP_INLINE_MAX)
+                self._put(entry, s.blob, s.error, store, cap)
                 writes[name] = entry
         for name in deleted:
             self._forget(name)
@@ -477,6 +479,8 @@ def _lab_notebook() -> Optional[Path]:
 
 
 _WATCH = FileWatch()
+GROUP_INLINE_MAX = 2048
+"""Blobs of names checkpointed together go to the store beyond this size."""
 FILE_KEEP_MAX = 64 * 1024 * 1024
 """Files a cell writes up to this size are kept in the store, so a restored cell can put them
 back (``NBREWIND_FILE_KEEP_MAX``)."""
