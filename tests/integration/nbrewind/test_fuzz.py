@@ -1,7 +1,7 @@
 """The differential fuzzer in CI: generated notebooks, audited, edited, repeated, and compared
 cell by cell (and the final namespace and files) with a fresh stock-kernel run.
 
-``NBREWIND_FUZZ_BATCHES`` x ``NBREWIND_FUZZ_CASES`` cases (default 20 x 25 = 500), each batch one
+``NBREWIND_FUZZ_BATCHES`` x ``NBREWIND_FUZZ_CASES`` cases (default 10 x 50 = 500), each batch one
 notebook run three times through real papermill and real kernels. Larger counts: the bench.
 """
 
@@ -16,8 +16,8 @@ from .fuzz import run_batch
 
 pytestmark = pytest.mark.integration
 
-BATCHES = int(os.environ.get("NBREWIND_FUZZ_BATCHES", "20"))
-CASES = int(os.environ.get("NBREWIND_FUZZ_CASES", "25"))
+BATCHES = int(os.environ.get("NBREWIND_FUZZ_BATCHES", "10"))
+CASES = int(os.environ.get("NBREWIND_FUZZ_CASES", "50"))
 SEED = int(os.environ.get("NBREWIND_FUZZ_SEED", "1400"))
 
 
