@@ -133,3 +133,24 @@ def test_an_unpicklable_value_read_by_a_later_opaque_cell_is_replayed():
     record = {**RECORD, "writes": {"g": {"kind": "unpicklable", "hash": "sha256:g"}}}
     d = decide(facts(record=record, needed_later=frozenset({"*"})), CURRENT, {}, files, ENV)
     assert d.action == "run" and "g" in d.reason
+
+
+def test_cells_are_labelled_by_order_among_code_cells_without_the_injected_one():
+    import nbformat
+
+    from nbrewind._papermill_engine import _cell_labels
+
+    injected = nbformat.v4.new_code_cell("x = 2")
+    injected.metadata["tags"] = ["injected-parameters"]
+    cells = [
+        nbformat.v4.new_markdown_cell("# t"),
+        nbformat.v4.new_code_cell("x = 1"),
+        injected,
+        nbformat.v4.new_markdown_cell("text"),
+        nbformat.v4.new_code_cell("y = x"),
+    ]
+    labels = _cell_labels(cells)
+    assert labels[1] == f"code cell 1 (id {cells[1].id})"
+    assert labels[2] == "the injected parameters cell"
+    assert labels[4] == f"code cell 2 (id {cells[4].id})"
+    assert 0 not in labels and 3 not in labels
