@@ -137,6 +137,7 @@ def test_an_unpicklable_value_read_by_a_later_opaque_cell_is_replayed():
 
 def test_cells_are_labelled_by_order_among_code_cells_without_the_injected_one():
     import nbformat
+    import papermill  # noqa: F401 - papermill first (it loads the engine entry point)
 
     from nbrewind._papermill_engine import _cell_labels
 
