@@ -15,14 +15,16 @@ Public API: the data-flow analysis, the repeat policy, the engine, and the noteb
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
 from ._install import KERNEL_NAMES, install_kernels
-from ._notebook import NotebookError, format_table, import_lab, inspect, pack, trust
+from ._notebook import NotebookError, format_table, import_lab, inspect, pack, review, trust
 from ._plan import CellFacts, Decision, decide
+from ._review import CheckpointReview, pickle_globals
 from ._signing import Trust
 
 __all__ = [
     "KERNEL_NAMES",
     "CellAnalysis",
     "CellFacts",
+    "CheckpointReview",
     "Decision",
     "NBRewindEngine",
     "NBRewindError",
@@ -36,7 +38,9 @@ __all__ = [
     "install_kernels",
     "kernel_mode",
     "pack",
+    "pickle_globals",
     "reads_closure",
+    "review",
     "source_hash",
     "trust",
 ]

@@ -45,8 +45,9 @@ from ._observe import (
     snapshot_changes,
 )
 from ._observe import snapshot as observe_snapshot
-from ._signing import SigningKeyError, Trust, load_key, verify
+from ._signing import LAB_MAC_FIELD, SigningKeyError, Trust, lab_mac, load_key, verify
 from ._values import blob_digest, load, member_hash, rebind_all, serialize, type_name
+from ._workflow_cell import WorkflowWatch
 
 ENGINE_MISSING = (
     "the {kernel} kernel records cell checkpoints through the nbrewind papermill engine, and "
@@ -191,13 +192,19 @@ class NBRewindKernel(IPythonKernel):
             return await run()
         reply = await self._audited(code, {"store": str(notebook.parent / STORE_DIRNAME)}, run)
         if self._record is not None:
+            entry = {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
+            try:
+                if self._key is None:
+                    self._key = load_key()
+                # MAC'ed with this user's key: `import-lab` refuses lines without it.
+                entry[LAB_MAC_FIELD] = lab_mac(notebook.name, entry, self._key)
+            except SigningKeyError as e:
+                print(f"nbrewind: record of this cell not kept: {e}", file=sys.stderr)
+                return reply
             sidecar = lab_records_path(notebook)
             sidecar.parent.mkdir(parents=True, exist_ok=True)
-            line = json.dumps(
-                {"cell_id": cell_id, "source": source_hash(code), "record": self._record}
-            )
             with open(sidecar, "a") as f:
-                f.write(line + "\n")
+                f.write(json.dumps(entry) + "\n")
         return reply
 
     # ---- restoring ----------------------------------------------------------------------
@@ -267,10 +274,20 @@ class NBRewindKernel(IPythonKernel):
         store = Path(request["store"]) if request.get("store") else None
         _WATCH.start(ignore=[str(store)] if store else [])
         started = time.perf_counter()
+        watch = WorkflowWatch(self.shell, Path.cwd()) if workflow else None
         try:
-            reply = await run()
+            if watch is None:
+                reply = await run()
+            else:
+                with watch:
+                    reply = await run()
         finally:
             observed = _WATCH.stop() or Observed()
+        # Read after the watch stopped: the Snakemake logs it reads are not the cell's reads.
+        failure = watch.failure() if watch is not None and reply.get("status") == "ok" else None
+        if failure is not None:
+            # IPython's `!` does not raise: fail the cell with the workflow's own error.
+            reply = self._error_reply("WorkflowFailed", failure)
         seconds = time.perf_counter() - started
         if reply.get("status") != "ok":
             self._record = {"status": "error", "seconds": round(seconds, 6)}

@@ -5,7 +5,7 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -13,9 +13,12 @@ from typing import Any, Optional
 import nbformat
 
 from ._dataflow import analyse_cell, source_hash
-from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
-from ._record import FORMAT_VERSION
-from ._signing import Trust, key_id, load_key, sign, verify
+from ._inputs import InputError, notebook_inputs
+from ._inputs import bundle as bundle_inputs
+from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, has_object, put_blob
+from ._record import FORMAT_VERSION, files_written, relative_inside
+from ._review import CheckpointReview, review_entry
+from ._signing import Trust, key_id, load_key, sign, verify, verify_lab_line
 
 LAB_RECORDS = "lab"
 """Folder of the store directory where the audit kernel, run by JupyterLab, appends records."""
@@ -72,9 +75,23 @@ def records(nb: Any) -> list[tuple[int, dict[str, Any]]]:
     ]
 
 
-def pack(source: Path, dest: Path, bundle: bool = False) -> dict[str, int]:
+def pack(
+    source: Path,
+    dest: Path,
+    bundle: bool = False,
+    with_inputs: bool = False,
+    cwd: Optional[Path] = None,
+) -> dict[str, int]:
     """Write ``dest``: every checkpoint inline (one self-contained file), or, with ``bundle``,
-    the notebook plus a ``.nbrewind/`` object store beside it holding exactly what it uses."""
+    the notebook plus a ``.nbrewind/`` object store beside it holding exactly what it uses.
+
+    ``with_inputs`` also copies the input files the records name (relative paths, found under
+    ``cwd``, by default the source notebook's directory, where they must still have the
+    content the cells read) into that store, content addressed: a repeat at a site that has
+    only the notebook and its store puts them back (see :mod:`nbrewind._inputs`). Inputs
+    named by an absolute path (outside the working directory) are left out and counted in
+    ``inputs_skipped``. Whenever a store is written, the files the cells wrote that the
+    source store kept go into it too (``files_written``)."""
     nb = read_notebook(source)
     roots = store_roots(source, nb)
     dest_store = dest.parent.resolve() / STORE_DIRNAME
@@ -95,10 +112,39 @@ def pack(source: Path, dest: Path, bundle: bool = False) -> dict[str, int]:
             else:
                 entry["inline"] = base64.b64encode(blob).decode("ascii")
                 counts["inlined"] += 1
+    if with_inputs:
+        base = (cwd or source.parent).resolve()
+        try:
+            counts["inputs"], skipped = bundle_inputs(
+                list(notebook_inputs(records(nb))), base, dest_store
+            )
+        except InputError as e:
+            raise NotebookError(f"cannot pack {source} with its inputs: {e}") from None
+        counts["inputs_skipped"] = len(skipped)
+    if bundle or with_inputs:
+        counts["files_written"] = _carry_written_files(nb, roots, dest_store)
     nb.metadata.setdefault("nbrewind", {})["store"] = STORE_DIRNAME
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_notebook(nb, dest)
     return counts
+
+
+def _carry_written_files(nb: Any, roots: list[Path], dest_store: Path) -> int:
+    """Copy into the packed store the files the cells wrote that the source store kept (by
+    digest), so that the other site restores those cells and puts the files back instead of
+    re-executing them. Deleted files (digest None), paths outside the working directory and
+    files too large to have been kept are not carried: repeat re-executes their writers."""
+    carried = 0
+    for _, record in records(nb):
+        if record.get("workflow"):
+            continue  # a workflow cell always re-executes: its outputs are the workflow's
+        for path, digest in files_written(record).items():
+            if digest is None or relative_inside(path) is None:
+                continue
+            if has_object(digest, roots):
+                copy_into(digest, roots, dest_store)
+                carried += 1
+    return carried
 
 
 @dataclass(frozen=True)
@@ -189,31 +235,65 @@ def _names(names: list[str], limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def trust(path: Path) -> dict[str, int]:
-    """Sign every record of a reviewed notebook with this user's key, after checking that every
-    checkpoint blob it references is present and matches its digest."""
+def review(path: Path) -> list[CheckpointReview]:
+    """For every checkpoint of the records ``trust`` would sign (those not yet trusted with
+    this user's key), what restoring it would import, read from the pickle's opcodes without
+    loading it (the record's own ``type`` field is shown too, but it is the author's claim).
+    Fails, naming the cell and value, if a checkpoint is missing or does not match its digest."""
     nb = read_notebook(path)
     key = load_key()
+    return _review_records(path, nb, key)
+
+
+def _review_records(path: Path, nb: Any, key: bytes) -> list[CheckpointReview]:
     roots = store_roots(path, nb)
-    counts = {"signed": 0, "already": 0}
-    for index, record in records(nb):
-        if record.get("status") == "error" or "writes" not in record:
-            continue
-        for name, entry in record["writes"].items():
+    reviews = []
+    for index, record in _to_sign(nb, key):
+        for name, entry in sorted(record["writes"].items()):
+            blob = None
             if "digest" in entry:
                 try:
-                    get_blob(entry, roots)
+                    blob = get_blob(entry, roots)
                 except BlobError as e:
                     raise NotebookError(
                         f"not trusting {path}: cell {index}, value {name!r}: {e}"
                     ) from None
-        if verify(record, key) is Trust.TRUSTED:
-            counts["already"] += 1
-            continue
+            reviews.append(review_entry(index, name, entry, blob))
+    return reviews
+
+
+def _to_sign(nb: Any, key: bytes) -> list[tuple[int, dict[str, Any]]]:
+    return [
+        (index, record)
+        for index, record in records(nb)
+        if record.get("status") != "error"
+        and isinstance(record.get("writes"), dict)
+        and verify(record, key) is not Trust.TRUSTED
+    ]
+
+
+def trust(
+    path: Path, approve: Optional[Callable[[list[CheckpointReview]], bool]] = None
+) -> dict[str, int]:
+    """Sign every record of a reviewed notebook with this user's key, after checking that every
+    checkpoint blob it references is present and matches its digest.
+
+    ``approve``, when given, is shown what each checkpoint would import (:func:`review`) and
+    decides: if it returns False nothing is signed (``nbrewind trust`` asks the user)."""
+    nb = read_notebook(path)
+    key = load_key()
+    reviews = _review_records(path, nb, key)
+    pending = _to_sign(nb, key)
+    already = sum(
+        1 for _, record in records(nb) if record.get("status") != "error" and "writes" in record
+    ) - len(pending)
+    if approve is not None and pending and not approve(reviews):
+        return {"signed": 0, "already": already, "declined": len(pending)}
+    for _, record in pending:
         record["sig"] = sign(record, key)
-        counts["signed"] += 1
-    write_notebook(nb, path)
-    return counts
+    if pending:
+        write_notebook(nb, path)
+    return {"signed": len(pending), "already": already, "declined": 0}
 
 
 def import_lab(path: Path) -> dict[str, int]:
@@ -223,7 +303,10 @@ def import_lab(path: Path) -> dict[str, int]:
     ``nbrewind-audit`` kernel appends each cell's record to
     ``.nbrewind/lab/<notebook>.jsonl`` (keyed by cell id). This takes, for each cell, its latest
     record whose source matches the saved cell, completes it with the saved outputs, and signs
-    it. Cells run out of order are safe: a repeat re-executes any cell whose inputs differ."""
+    it. Cells run out of order are safe: a repeat re-executes any cell whose inputs differ.
+
+    Lines not MAC'ed with this user's key by the audit kernel (``_signing.lab_mac``) are
+    refused and counted in ``refused``: nothing in them is imported or signed."""
     nb = read_notebook(path)
     sidecar = lab_records_path(path)
     if not sidecar.is_file():
@@ -231,15 +314,24 @@ def import_lab(path: Path) -> dict[str, int]:
             f"no JupyterLab records for {path} ({sidecar} is missing): run the notebook in "
             "JupyterLab with the nbrewind-audit kernel first"
         )
+    key = load_key()
     latest: dict[str, dict[str, Any]] = {}
+    refused = 0
     for line in sidecar.read_text().splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut short by a killed kernel
-        latest[entry.get("cell_id", "")] = entry
-    key = load_key()
-    counts = {"imported": 0, "stale": 0, "missing": 0}
+        if not isinstance(entry, dict) or not isinstance(entry.get("record"), dict):
+            refused += 1
+            continue
+        # Only lines MAC'ed by an audit kernel holding this user's key: the sidecar may have
+        # arrived with a cloned repository, and what is imported here gets signed.
+        if verify_lab_line(path.name, entry, key) is not Trust.TRUSTED:
+            refused += 1
+            continue
+        latest[str(entry.get("cell_id", ""))] = entry
+    counts = {"imported": 0, "stale": 0, "missing": 0, "refused": refused}
     packages: dict[str, str] = {}
     python = None
     for cell in nb.cells:

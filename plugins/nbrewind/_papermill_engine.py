@@ -30,6 +30,7 @@ from ckptstore import file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
+from ._inputs import restore_missing
 from ._notebook import outputs_digest
 from ._objects import (
     STORE_DIRNAME,
@@ -42,7 +43,7 @@ from ._objects import (
 )
 from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest
 from ._plan import ANY_NAME, RESTORE, CellFacts, decide
-from ._record import FORMAT_VERSION, files_written
+from ._record import FORMAT_VERSION, files_written, relative_inside
 from ._signing import Trust, key_id, load_key, sign, verify
 
 log = logging.getLogger("nbrewind")
@@ -280,6 +281,7 @@ class RewindClient(PapermillNotebookClient):
         elif self.policy == "prefix" and self.suffix_dirty:
             action, reason = "run", "prefix policy: an earlier cell was re-executed"
         else:
+            self._restore_inputs(cell_index, record)
             decision = decide(
                 self._facts(cell, cell_index, record, analysis, "injected-parameters" in tags),
                 self.current,
@@ -303,6 +305,16 @@ class RewindClient(PapermillNotebookClient):
             self._restore(cell, cell_index, record, reason)
             return cell
         return await self._run(cell, cell_index, analysis, reads, reason, is_parameters, record)
+
+    def _restore_inputs(self, index: int, record: Optional[dict[str, Any]]) -> None:
+        """At a site that lacks an input file a trusted record names, put it back from the
+        store (``nbrewind pack --with-inputs``), so that it is not counted as changed."""
+        if not record or verify(record, self.key) is not Trust.TRUSTED:
+            return
+        produced = {path for r in self.records[:index] if r for path in files_written(r)}
+        for path, digest in restore_missing(record, Path.cwd(), self.store_roots, produced):
+            copy_into(digest, self.store_roots, self.store_root)
+            log.info("nbrewind: input %s of cell %d restored from the store", path, index)
 
     def _facts(
         self,
@@ -333,7 +345,7 @@ class RewindClient(PapermillNotebookClient):
         for path, digest in sorted(files_written(record).items()):
             if record.get("workflow") or _digest_or_none(path) == digest:
                 continue
-            if not _safe_relative(path):
+            if relative_inside(path) is None:
                 return path
             if digest is not None and not has_object(digest, self.store_roots):
                 return path
@@ -533,12 +545,6 @@ def _cell_labels(cells: Any) -> dict[int, str]:
         ident = cell.get("id")
         labels[index] = f"code cell {order}" + (f" (id {ident})" if ident else "")
     return labels
-
-
-def _safe_relative(path: str) -> bool:
-    """A path a record may make repeat write: inside the working directory."""
-    p = Path(path)
-    return not p.is_absolute() and ".." not in p.parts
 
 
 def _digest_or_none(path: str) -> Optional[str]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ._record import FORMAT_VERSION
+from ._record import FORMAT_VERSION, relative_inside
 from ._signing import Trust
 
 RESTORE = "restore"
@@ -121,7 +121,15 @@ def decide(
             why = changed_by.get(name, "changed")
             return Decision(RUN, f"reads {name}, which {why}")
     for path, digest in sorted(rec.get("files_read", {}).items()):
-        if file_digest_now(path) != digest:
+        now = file_digest_now(path)
+        if now != digest:
+            if now is None:
+                carry = (
+                    "carry it with `nbrewind pack --with-inputs`"
+                    if relative_inside(path) is not None
+                    else "outside the working directory: no pack carries it"
+                )
+                return Decision(RUN, f"reads file {path}, which is missing here ({carry})")
             return Decision(RUN, f"reads file {path}, which changed")
     for path, digest in sorted((rec.get("dirs_read") or {}).items()):
         if listing_now is None or listing_now(path) != digest:

@@ -24,19 +24,30 @@ Format 1 records (before run-time file and RNG observation) are not restored: th
 """
 
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 from typing import Any, Optional
 
 FORMAT_VERSION = 2
 
 
+def _paths(field: Any) -> dict[str, Optional[str]]:
+    """A path -> digest field, keeping only well-formed entries (a record may come from
+    anywhere: pack and trust read unsigned ones)."""
+    if not isinstance(field, Mapping):
+        return {}
+    return {
+        p: d for p, d in field.items() if isinstance(p, str) and (d is None or isinstance(d, str))
+    }
+
+
 def files_read(record: Mapping[str, Any]) -> dict[str, Optional[str]]:
-    """The files a cell read, with the digest of the content it read."""
-    return dict(record.get("files_read") or {})
+    """The files a cell read, with the digest of the content it read (None: it did not exist)."""
+    return _paths(record.get("files_read"))
 
 
 def files_written(record: Mapping[str, Any]) -> dict[str, Optional[str]]:
     """The files a cell wrote, with their digest after it (None: it deleted the file)."""
-    return dict(record.get("files_written") or {})
+    return _paths(record.get("files_written"))
 
 
 def input_files(records: Iterable[Optional[Mapping[str, Any]]]) -> dict[str, str]:
@@ -52,6 +63,18 @@ def input_files(records: Iterable[Optional[Mapping[str, Any]]]) -> dict[str, str
                 inputs.setdefault(path, digest)
         written |= set(files_written(record))
     return inputs
+
+
+def relative_inside(path: str) -> Optional[PurePosixPath]:
+    """A path a record names as a relative path that stays inside the working directory (the
+    only paths repeat writes: restored inputs and written files), else None (absolute paths,
+    outside the working directory when recorded; ``..``; empty)."""
+    if not path or "\x00" in path or "\\" in path:
+        return None
+    p = PurePosixPath(path)
+    if p.is_absolute() or any(part in ("..", "") for part in p.parts) or not p.parts:
+        return None
+    return PurePosixPath(*[part for part in p.parts if part != "."]) if p.parts else None
 
 
 def value_entries(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -102,3 +102,36 @@ def verify(record: dict[str, Any], key: bytes) -> Trust:
         return Trust.OTHER_KEY
     expected = hmac.new(key, _canonical(record), hashlib.sha256).hexdigest()
     return Trust.TRUSTED if hmac.compare_digest(expected, mac) else Trust.TAMPERED
+
+
+# ---- records the audit kernel keeps beside a notebook under JupyterLab -----------------------
+
+LAB_MAC_FIELD = "mac"
+
+
+def _lab_canonical(notebook_name: str, entry: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in entry.items() if k != LAB_MAC_FIELD}
+    body["notebook"] = notebook_name
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def lab_mac(notebook_name: str, entry: dict[str, Any], key: bytes) -> str:
+    """The MAC the audit kernel puts on each line it appends to a JupyterLab sidecar: only a
+    kernel holding this user's key can write a line ``nbrewind import-lab`` accepts (a sidecar
+    may arrive with a cloned repository). It covers the notebook's file name, the cell id, the
+    source hash and the whole record (with its blob digests)."""
+    mac = hmac.new(key, b"nbrewind-lab:" + _lab_canonical(notebook_name, entry), hashlib.sha256)
+    return f"hmac-sha256:{key_id(key)}:{mac.hexdigest()}"
+
+
+def verify_lab_line(notebook_name: str, entry: dict[str, Any], key: bytes) -> Trust:
+    mac = entry.get(LAB_MAC_FIELD)
+    if not isinstance(mac, str) or mac.count(":") != 2:
+        return Trust.UNSIGNED
+    algo, kid, _ = mac.split(":")
+    if algo != "hmac-sha256":
+        return Trust.UNSIGNED
+    if kid != key_id(key):
+        return Trust.OTHER_KEY
+    expected = lab_mac(notebook_name, entry, key)
+    return Trust.TRUSTED if hmac.compare_digest(expected, mac) else Trust.TAMPERED

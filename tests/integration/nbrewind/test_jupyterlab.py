@@ -1,7 +1,12 @@
 """The audit kernel as JupyterLab drives it: a real kernel, execute requests with cell ids and
 JPY_SESSION_NAME as jupyter_server sets them; then `import-lab` and a papermill repeat."""
 
+import base64
+import hashlib
+import json
 import os
+import pickle
+import platform
 from pathlib import Path
 from queue import Empty
 
@@ -10,6 +15,8 @@ import pytest
 from jupyter_client.manager import KernelManager
 
 from nbrewind import import_lab
+from nbrewind._dataflow import source_hash
+from nbrewind._notebook import lab_records_path
 
 from .conftest import execute, make_notebook, statuses
 
@@ -70,7 +77,7 @@ def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path
     assert all("nbrewind" not in c.metadata for c in saved.cells), "Lab itself writes nothing"
     assert saved.cells[-1].outputs[0]["text"] == "42\n"
 
-    assert import_lab(notebook) == {"imported": 3, "stale": 0, "missing": 0}
+    assert import_lab(notebook) == {"imported": 3, "stale": 0, "missing": 0, "refused": 0}
     imported = nbformat.read(str(notebook), as_version=4)
     record = imported.cells[1].metadata["nbrewind"]
     assert set(record["writes"]) == {"values"} and record["mutated"] == []
@@ -84,6 +91,54 @@ def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path
     )
     assert {s for s, _ in statuses(nb).values()} == {"restored"}
     assert nb.cells[-1].outputs[0]["text"] == "42\n"
+
+
+def test_records_planted_in_the_sidecar_are_never_unpickled(tmp_path):
+    """A sidecar that arrived with a cloned repository: its records carry no MAC of this user's
+    kernel. import-lab refuses them, so the repeat re-executes the cell instead of unpickling
+    the attacker's checkpoint (on the old code the planted __reduce__ ran as the user)."""
+    marker = tmp_path / "pwned"
+    notebook = make_notebook(tmp_path / "cloned.ipynb", ["n = 1", "x = 2", "print(x + n)"])
+    nb = nbformat.read(str(notebook), as_version=4)
+    evil = pickle.dumps(_Evil(marker))
+    digest = "sha256:" + hashlib.sha256(evil).hexdigest()
+    record = {
+        "status": "executed",
+        "reads": {},
+        "files_read": {},
+        "writes": {
+            "x": {
+                "kind": "pickle",
+                "hash": digest,
+                "type": "builtins.int",
+                "digest": digest,
+                "inline": base64.b64encode(evil).decode(),
+            }
+        },
+        "deleted": [],
+        "python": ".".join(platform.python_version_tuple()[:2]),
+        "packages": {},
+    }
+    # Only the record of "x = 2": the reader has none, so it runs and needs x.
+    lines = [{"cell_id": nb.cells[1].id, "source": source_hash("x = 2"), "record": record}]
+    sidecar = lab_records_path(notebook)
+    sidecar.parent.mkdir(parents=True)
+    sidecar.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    counts = import_lab(notebook)
+
+    out = execute(notebook, tmp_path / "again.ipynb", "nbrewind-repeat", cwd=tmp_path, n=5)
+    assert not marker.exists(), "the planted pickle was loaded"
+    assert counts["imported"] == 0 and counts["refused"] == 1
+    assert statuses(out)["x = 2"] == ("executed", "no checkpoint for this cell")
+    assert out.cells[-1].outputs[0]["text"] == "7\n"
+
+
+class _Evil:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: ANN204
+        return (os.system, (f"touch {self.marker}",))
 
 
 def test_import_lab_without_records_says_what_to_do(tmp_path):

@@ -196,7 +196,7 @@ def test_checkpoints_signed_by_another_key_re_execute_until_trusted(audited, tmp
     )
     assert nb.metadata["nbrewind"]["cells"]["restored"] == 0
     assert "signed by another key" in statuses(nb)["def scale(x):"][1]
-    assert trust(tmp_path / "theirs.ipynb") == {"signed": 11, "already": 0}
+    assert trust(tmp_path / "theirs.ipynb") == {"signed": 11, "already": 0, "declined": 0}
     nb = execute(
         tmp_path / "theirs.ipynb",
         tmp_path / "mine2.ipynb",
