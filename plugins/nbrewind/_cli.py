@@ -104,6 +104,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             line = f"{args.output}: {n} checkpoint(s) {what}"
             if args.with_inputs:
                 line += f", {counts['inputs']} input file(s) bundled in .nbrewind/"
+            if counts.get("files_written"):
+                line += f", {counts['files_written']} file(s) the cells wrote"
             print(line)
             if counts.get("inputs_skipped"):
                 print(

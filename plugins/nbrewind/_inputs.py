@@ -17,19 +17,28 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import Any, Optional
+from pathlib import Path
+from typing import Any
 
 from ckptstore import CheckpointStore, file_digest
 from ckptstore.store import CorruptObjectError, StoreError
 
-INPUT_FIELDS = ("files_read",)
-"""Record fields mapping a path the cell read to the sha256 of its content."""
+from ._record import files_read, input_files, relative_inside
+
+__all__ = [
+    "InputError",
+    "InputFile",
+    "bundle",
+    "named_inputs",
+    "notebook_inputs",
+    "relative_inside",
+    "restore_missing",
+]
 
 
 @dataclass(frozen=True)
 class InputFile:
-    """A file a cell read: its path as the cell named it, and its content digest then."""
+    """A file a cell read: its path as the record names it, and its content digest then."""
 
     path: str
     digest: str
@@ -37,42 +46,19 @@ class InputFile:
 
 
 def named_inputs(record: Mapping[str, Any]) -> dict[str, str]:
-    """Path -> digest of every input file a record names (a file recorded as absent, digest
-    None, is not one)."""
-    found: dict[str, str] = {}
-    for field in INPUT_FIELDS:
-        entries = record.get(field)
-        if isinstance(entries, Mapping):
-            for path, digest in entries.items():
-                if isinstance(path, str) and isinstance(digest, str):
-                    found.setdefault(path, digest)
-    return found
+    """Path -> digest of every file a record says its cell read (a file recorded as absent,
+    digest None, is not one)."""
+    return {p: d for p, d in files_read(record).items() if d is not None}
 
 
 def notebook_inputs(cells: Sequence[tuple[int, Mapping[str, Any]]]) -> Iterator[InputFile]:
-    """The notebook's input files, from its (cell index, record) pairs in order: the files its
-    cells read that no earlier cell wrote (``files_written``), first reader first."""
-    seen: set[tuple[str, str]] = set()
-    written: set[str] = set()
-    for index, record in cells:
-        for path, digest in named_inputs(record).items():
-            if path not in written and (path, digest) not in seen:
-                seen.add((path, digest))
-                yield InputFile(path, digest, index)
-        produced = record.get("files_written")
-        if isinstance(produced, Mapping):
-            written |= {p for p in produced if isinstance(p, str)}
-
-
-def relative_inside(path: str) -> Optional[PurePosixPath]:
-    """``path`` as a relative path that stays inside the directory it is relative to, else
-    None (absolute paths, ``..``, empty)."""
-    if not path or "\x00" in path or "\\" in path:
-        return None
-    p = PurePosixPath(path)
-    if p.is_absolute() or any(part in ("..", "") for part in p.parts) or not p.parts:
-        return None
-    return PurePosixPath(*[part for part in p.parts if part != "."]) if p.parts else None
+    """The notebook's input files, from its (cell index, record) pairs in order: the record
+    owner's :func:`~nbrewind._record.input_files` (read before any cell wrote or deleted
+    them), each with the first cell that read it."""
+    cells = list(cells)
+    for path, digest in input_files(record for _, record in cells).items():
+        cell = next(i for i, record in cells if files_read(record).get(path) == digest)
+        yield InputFile(path, digest, cell)
 
 
 class InputError(Exception):

@@ -28,9 +28,25 @@ from ckptstore import file_digest
 
 from ._dataflow import analyse_cell, reads_closure, source_hash
 from ._notebook import lab_records_path
-from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob
+from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob, put_file
+from ._observe import (
+    RNG_INITIAL,
+    RNG_NAMES,
+    FileWatch,
+    Observed,
+    alias_groups,
+    is_deferred,
+    live_threads,
+    reachable,
+    record_path,
+    rng_blob,
+    rng_state,
+    set_rng_state,
+    snapshot_changes,
+)
+from ._observe import snapshot as observe_snapshot
 from ._signing import LAB_MAC_FIELD, SigningKeyError, Trust, lab_mac, load_key, verify
-from ._values import blob_digest, load, serialize
+from ._values import blob_digest, load, member_hash, rebind_all, serialize, type_name
 from ._workflow_cell import WorkflowWatch
 
 ENGINE_MISSING = (
@@ -105,6 +121,9 @@ class NBRewindKernel(IPythonKernel):
         self._fn_globals: dict[str, frozenset[str]] = {}
         self._record: Optional[dict[str, Any]] = None
         self._key: Optional[bytes] = None
+        self._reach: dict[str, tuple[int, frozenset[int]]] = {}
+        self._unpicklable: set[str] = set()
+        self._rng_known: dict[str, str] = {}
 
     @property
     def kernel_info(self) -> dict[str, Any]:
@@ -194,7 +213,7 @@ class NBRewindKernel(IPythonKernel):
         ns = self.shell.user_ns
         for name in request.get("drop", []):
             ns.pop(name, None)
-            self._hashes.pop(name, None)
+            self._forget(name)
         loads = request.get("load", [])
         if not loads:
             return
@@ -208,11 +227,28 @@ class NBRewindKernel(IPythonKernel):
                 raise RestoreRefused(
                     f"refusing to load checkpoints of cell {item.get('cell')}: {trust.value}"
                 )
+            groups: dict[str, dict[str, Any]] = {}
             for name in item["names"]:
                 entry = record["writes"][name]
-                value = load(entry["kind"], get_blob(entry, stores), ns)
+                blob = get_blob(entry, stores)
+                if entry["kind"] == "rng":
+                    set_rng_state(name, blob)
+                    self._rng_known[name] = entry["hash"]
+                    continue
+                if "group" in entry:  # names checkpointed together: one object graph
+                    if entry["digest"] not in groups:
+                        groups[entry["digest"]] = rebind_all(load(entry["kind"], blob, ns), ns)
+                    value = groups[entry["digest"]][name]
+                else:
+                    value = load(entry["kind"], blob, ns)
                 ns[name] = value
+                self._forget(name)
                 self._hashes[name] = (id(value), entry["hash"])
+
+    def _forget(self, name: str) -> None:
+        self._hashes.pop(name, None)
+        self._reach.pop(name, None)
+        self._unpicklable.discard(name)
 
     # ---- auditing -----------------------------------------------------------------------
 
@@ -225,89 +261,173 @@ class NBRewindKernel(IPythonKernel):
             reads = reads_closure(analysis.reads, self._fn_globals)
         before = self._user_ids()
         read_hashes = {n: self._hash_of(n) for n in sorted(reads) if n in before}
+        rng_before = {
+            n: self._rng_known.get(n) if is_deferred(n) else _rng_hash(n) for n in RNG_NAMES
+        }
         strings = request.get("files", sorted(analysis.strings))
-        files_read = {p: file_digest(Path(p)) for p in strings if _is_file(p)}
+        cwd = os.getcwd()
+        literal_files = {record_path(p, cwd): file_digest(Path(p)) for p in strings if _is_file(p)}
         workflow = bool(request.get("workflow", analysis.workflow))
         snapshot = _snapshot_files(Path.cwd()) if workflow else {}
+        light_snapshot = None if workflow else observe_snapshot(cwd)
+        threads = live_threads()
+        store = Path(request["store"]) if request.get("store") else None
+        _WATCH.start(ignore=[str(store)] if store else [])
         started = time.perf_counter()
-        if workflow:
-            with WorkflowWatch(self.shell, Path.cwd()) as watch:
+        watch = WorkflowWatch(self.shell, Path.cwd()) if workflow else None
+        try:
+            if watch is None:
                 reply = await run()
-            failure = watch.failure() if reply.get("status") == "ok" else None
-            if failure is not None:
-                # IPython's `!` does not raise: fail the cell with the workflow's own error.
-                reply = self._error_reply("WorkflowFailed", failure)
-        else:
-            reply = await run()
+            else:
+                with watch:
+                    reply = await run()
+        finally:
+            observed = _WATCH.stop() or Observed()
+        # Read after the watch stopped: the Snakemake logs it reads are not the cell's reads.
+        failure = watch.failure() if watch is not None and reply.get("status") == "ok" else None
+        if failure is not None:
+            # IPython's `!` does not raise: fail the cell with the workflow's own error.
+            reply = self._error_reply("WorkflowFailed", failure)
         seconds = time.perf_counter() - started
         if reply.get("status") != "ok":
             self._record = {"status": "error", "seconds": round(seconds, 6)}
             # What the cell did before failing is unknown: forget cached hashes it may touch.
             for name in reads | analysis.writes:
-                self._hashes.pop(name, None)
+                self._forget(name)
             return reply
 
         after = self._user_ids()
         rebound = {n for n, i in after.items() if before.get(n) != i}
         deleted = sorted(set(before) - set(after))
+        for name in rebound | set(read_hashes):
+            self._reach.pop(name, None)
+        groups = self._groups(after)
         mutated = set()
         for name, old in read_hashes.items():
-            if name in after and name not in rebound and self._fresh_hash(name) != old:
-                mutated.add(name)
+            if name in after and name not in rebound:
+                # An unpicklable value (a generator...) a cell read may have changed in ways no
+                # hash shows: count it as written, so that its reader is replayed, not restored.
+                if name in self._unpicklable or self._fresh_hash(name, groups) != old:
+                    mutated.add(name)
         mutated_ids = {after[n] for n in mutated}
         mutated |= {n for n, i in after.items() if i in mutated_ids and n not in rebound}
+        written: set[str] = set()
+        for name in rebound | mutated:
+            written |= groups.get(name, {name})
 
         identity = hashlib.sha256(
             (source_hash(code) + repr(sorted(read_hashes.items()))).encode()
         ).hexdigest()
-        store = Path(request["store"]) if request.get("store") else None
         limit = int(request.get("inline_max", inline_max()))
         writes: dict[str, Any] = {}
         top_modules: set[str] = set()
-        for name in sorted(rebound | mutated):
-            value = ns[name]
-            s = serialize(value, f"{identity}:{name}")
-            self._hashes[name] = (id(value), s.hash)
-            entry: dict[str, Any] = {"kind": s.kind, "hash": s.hash, "type": s.type_name}
-            top_modules.add(s.type_name.split(".")[0])
-            if s.kind == "module":
-                top_modules.add(value.__name__.split(".")[0])
-            if s.blob is None:
-                entry["error"] = s.error[:300]
+        for group in sorted({groups.get(n, frozenset([n])) for n in written}, key=sorted):
+            names = sorted(group)
+            if len(names) == 1:
+                value = ns[names[0]]
+                s = serialize(value, f"{identity}:{names[0]}")
+                hashes = {names[0]: s.hash}
             else:
-                entry["size"] = len(s.blob)
-                entry["digest"] = blob_digest(s.blob)
-                if store is None and len(s.blob) > limit:
-                    entry["kind"], entry["error"] = "unpicklable", "no checkpoint store given"
+                s = serialize({n: ns[n] for n in names}, f"{identity}:{names}")
+                hashes = {n: member_hash(s.hash, n) for n in names}
+            for name in names:
+                value = ns[name]
+                self._hashes[name] = (id(value), hashes[name])
+                if s.kind == "unpicklable":
+                    self._unpicklable.add(name)
                 else:
-                    entry.update(put_blob(s.blob, entry["digest"], store or Path("."), limit))
-            writes[name] = entry
+                    self._unpicklable.discard(name)
+                entry: dict[str, Any] = {"kind": s.kind, "hash": hashes[name]}
+                entry["type"] = type_name(value)
+                if len(names) > 1:
+                    entry["group"] = names
+                top_modules.add(entry["type"].split(".")[0])
+                if s.kind == "module":
+                    top_modules.add(value.__name__.split(".")[0])
+                # A group's one blob would be repeated inline in each member: keep it small.
+                cap = limit if len(names) == 1 else min(limit, GROUP_INLINE_MAX)
+                self._put(entry, s.blob, s.error, store, cap)
+                writes[name] = entry
         for name in deleted:
-            self._hashes.pop(name, None)
+            self._forget(name)
         for name in analysis.functions:
             if name in writes:
                 self._fn_globals[name] = analysis.functions[name]
 
-        files_written = {}
+        for name in RNG_NAMES:
+            state = rng_state(name)
+            if state is None:
+                continue
+            blob = rng_blob(state)
+            now = blob_digest(blob)
+            if now == rng_before[name]:
+                continue
+            known = self._rng_known.get(name)
+            read_hashes[name] = (
+                known if known is not None and known == rng_before[name] else (RNG_INITIAL)
+            )
+            entry = {"kind": "rng", "hash": now, "type": "rng-state"}
+            self._put(entry, blob, "", store, limit)
+            writes[name] = entry
+            self._rng_known[name] = now
+
+        files_written: dict[str, Optional[str]] = {}
         if workflow:
             for path, stamp in _snapshot_files(Path.cwd()).items():
                 if snapshot.get(path) != stamp:
                     files_written[path] = file_digest(Path(path))
+        else:
+            changed = observed.files_written | snapshot_changes(
+                light_snapshot, observe_snapshot(cwd)
+            )
+            for path in sorted(changed):
+                files_written[path] = _keep_file(path, store)
+        files_read = dict(literal_files)
+        files_read.update(observed.files_read)
+        for path in files_written:
+            if path not in observed.files_read:
+                files_read.pop(path, None)
+        unknowable = ""
+        if observed.processes and not workflow:
+            events = ", ".join(sorted(set(observed.processes)))
+            unknowable = f"starts processes ({events}): what they read and write is not observed"
+        elif live_threads() - threads:
+            unknowable = "leaves threads running: what they read and write is not observed"
         top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
         self._record = {
             "status": "executed",
             "reads": read_hashes,
             "files_read": files_read,
+            "dirs_read": observed.dirs_read,
             "writes": writes,
             "mutated": sorted(mutated),
             "deleted": deleted,
             "workflow": workflow,
             "files_written": files_written,
+            "unknowable": unknowable,
             "packages": _distributions_of(top_modules),
             "python": ".".join(platform.python_version_tuple()[:2]),
             "seconds": round(seconds, 6),
         }
         return reply
+
+    def _put(
+        self,
+        entry: dict[str, Any],
+        blob: Optional[bytes],
+        error: str,
+        store: Optional[Path],
+        limit: int,
+    ) -> None:
+        if blob is None:
+            entry["error"] = error[:300]
+            return
+        entry["size"] = len(blob)
+        entry["digest"] = blob_digest(blob)
+        if store is None and len(blob) > limit:
+            entry["kind"], entry["error"] = "unpicklable", "no checkpoint store given"
+        else:
+            entry.update(put_blob(blob, entry["digest"], store or Path("."), limit))
 
     def _user_ids(self) -> dict[str, int]:
         hidden = self.shell.user_ns_hidden
@@ -317,21 +437,41 @@ class NBRewindKernel(IPythonKernel):
             if not _IPYTHON_NAME.match(name) and not (name in hidden and hidden[name] is value)
         }
 
+    def _groups(self, names: Any) -> dict[str, frozenset[str]]:
+        """Alias groups among the user's names (reachable objects cached per value)."""
+        ns = self.shell.user_ns
+        reach = {}
+        for name in names:
+            value = ns[name]
+            cached = self._reach.get(name)
+            if cached is None or cached[0] != id(value):
+                cached = (id(value), reachable(value))
+                self._reach[name] = cached
+            reach[name] = cached[1]
+        return alias_groups(reach)
+
     def _hash_of(self, name: str) -> str:
         value = self.shell.user_ns[name]
         cached = self._hashes.get(name)
         if cached is not None and cached[0] == id(value):
             return cached[1]
-        return self._fresh_hash(name)
+        return self._fresh_hash(name, self._groups(self._user_ids()))
 
-    def _fresh_hash(self, name: str) -> str:
-        value = self.shell.user_ns[name]
+    def _fresh_hash(self, name: str, groups: dict[str, frozenset[str]]) -> str:
+        ns = self.shell.user_ns
+        value = ns[name]
         cached = self._hashes.get(name)
-        s = serialize(value, f"unknown-producer:{name}")
+        group = sorted(groups.get(name, frozenset([name])))
+        if len(group) == 1:
+            s = serialize(value, f"unknown-producer:{name}")
+            digest = s.hash
+        else:
+            s = serialize({n: ns[n] for n in group}, f"unknown-producer:{group}")
+            digest = member_hash(s.hash, name)
         if s.kind == "unpicklable" and cached is not None and cached[0] == id(value):
             return cached[1]  # keeps the identity its producer gave it
-        self._hashes[name] = (id(value), s.hash)
-        return s.hash
+        self._hashes[name] = (id(value), digest)
+        return digest
 
     def _error_reply(self, ename: str, evalue: str) -> dict[str, Any]:
         content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
@@ -353,6 +493,30 @@ def _lab_notebook() -> Optional[Path]:
         return None
     path = Path(name)
     return path if path.is_absolute() else Path.cwd() / path.name
+
+
+_WATCH = FileWatch()
+GROUP_INLINE_MAX = 2048
+"""Blobs of names checkpointed together go to the store beyond this size."""
+FILE_KEEP_MAX = 64 * 1024 * 1024
+"""Files a cell writes up to this size are kept in the store, so a restored cell can put them
+back (``NBREWIND_FILE_KEEP_MAX``)."""
+
+
+def _rng_hash(name: str) -> Optional[str]:
+    state = rng_state(name)
+    return None if state is None else blob_digest(rng_blob(state))
+
+
+def _keep_file(path: str, store: Optional[Path]) -> Optional[str]:
+    """The digest of a file a cell wrote (None: it deleted it), kept in the store if small."""
+    if not os.path.isfile(path):
+        return None
+    digest = file_digest(Path(path))
+    limit = int(os.environ.get("NBREWIND_FILE_KEEP_MAX", FILE_KEEP_MAX))
+    if store is not None and os.path.getsize(path) <= limit:
+        put_file(Path(path), digest, store)
+    return digest
 
 
 def _is_file(path: str) -> bool:

@@ -15,7 +15,8 @@ import nbformat
 from ._dataflow import analyse_cell, source_hash
 from ._inputs import InputError, notebook_inputs
 from ._inputs import bundle as bundle_inputs
-from ._objects import STORE_DIRNAME, BlobError, get_blob, put_blob
+from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, has_object, put_blob
+from ._record import FORMAT_VERSION, files_written, relative_inside
 from ._review import CheckpointReview, review_entry
 from ._signing import Trust, key_id, load_key, sign, verify, verify_lab_line
 
@@ -87,7 +88,10 @@ def pack(
     ``with_inputs`` also copies the input files the records name (relative paths, found under
     ``cwd``, by default the source notebook's directory, where they must still have the
     content the cells read) into that store, content addressed: a repeat at a site that has
-    only the notebook and its store puts them back (see :mod:`nbrewind._inputs`)."""
+    only the notebook and its store puts them back (see :mod:`nbrewind._inputs`). Inputs
+    named by an absolute path (outside the working directory) are left out and counted in
+    ``inputs_skipped``. Whenever a store is written, the files the cells wrote that the
+    source store kept go into it too (``files_written``)."""
     nb = read_notebook(source)
     roots = store_roots(source, nb)
     dest_store = dest.parent.resolve() / STORE_DIRNAME
@@ -117,10 +121,30 @@ def pack(
         except InputError as e:
             raise NotebookError(f"cannot pack {source} with its inputs: {e}") from None
         counts["inputs_skipped"] = len(skipped)
+    if bundle or with_inputs:
+        counts["files_written"] = _carry_written_files(nb, roots, dest_store)
     nb.metadata.setdefault("nbrewind", {})["store"] = STORE_DIRNAME
     dest.parent.mkdir(parents=True, exist_ok=True)
     write_notebook(nb, dest)
     return counts
+
+
+def _carry_written_files(nb: Any, roots: list[Path], dest_store: Path) -> int:
+    """Copy into the packed store the files the cells wrote that the source store kept (by
+    digest), so that the other site restores those cells and puts the files back instead of
+    re-executing them. Deleted files (digest None), paths outside the working directory and
+    files too large to have been kept are not carried: repeat re-executes their writers."""
+    carried = 0
+    for _, record in records(nb):
+        if record.get("workflow"):
+            continue  # a workflow cell always re-executes: its outputs are the workflow's
+        for path, digest in files_written(record).items():
+            if digest is None or relative_inside(path) is None:
+                continue
+            if has_object(digest, roots):
+                copy_into(digest, roots, dest_store)
+                carried += 1
+    return carried
 
 
 @dataclass(frozen=True)
@@ -322,7 +346,7 @@ def import_lab(path: Path) -> dict[str, int]:
             continue
         record = {k: v for k, v in entry["record"].items() if k != "status"}
         record.update(
-            v=1,
+            v=FORMAT_VERSION,
             source=entry["source"],
             opaque=analyse_cell(cell.source).opaque,
             outputs=outputs_digest(cell.get("outputs", [])),

@@ -46,6 +46,40 @@ def put_blob(blob: bytes, digest: str, store_root: Path, limit: int) -> dict[str
     return {"object": digest}
 
 
+def put_file(path: Path, digest: str, store_root: Path) -> None:
+    """Keep a copy of a file a cell wrote in the store, under its content digest."""
+    store = CheckpointStore(store_root)
+    if store.has(digest):
+        return
+    stored = store.put_file(path)
+    if stored != digest:
+        raise BlobError(f"{path} changed while it was being kept ({stored} != {digest})")
+
+
+def has_object(digest: str, store_roots: Sequence[Path]) -> bool:
+    return any(_object_path(root, digest).is_file() for root in store_roots)
+
+
+def restore_file(digest: str, store_roots: Sequence[Path], dest: Path) -> bool:
+    """Write a kept file back (atomically), after checking its bytes; False if not kept."""
+    for root in store_roots:
+        path = _object_path(root, digest)
+        if not path.is_file():
+            continue
+        blob = path.read_bytes()
+        if "sha256:" + hashlib.sha256(blob).hexdigest() != digest:
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f".{dest.name}.nbrewind-{secrets.token_hex(4)}")
+        try:
+            tmp.write_bytes(blob)
+            os.replace(tmp, dest)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return True
+    return False
+
+
 def get_blob(entry: dict[str, Any], store_roots: Sequence[Path]) -> bytes:
     """The verified bytes of a write entry (``inline`` or ``object``)."""
     digest = entry["digest"]

@@ -32,12 +32,21 @@ from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
 from ._inputs import restore_missing
 from ._notebook import outputs_digest
-from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, inline_max
-from ._plan import RESTORE, CellFacts, decide
+from ._objects import (
+    STORE_DIRNAME,
+    BlobError,
+    copy_into,
+    get_blob,
+    has_object,
+    inline_max,
+    restore_file,
+)
+from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest
+from ._plan import ANY_NAME, RESTORE, CellFacts, decide
+from ._record import FORMAT_VERSION, files_written, relative_inside
 from ._signing import Trust, key_id, load_key, sign, verify
 
 log = logging.getLogger("nbrewind")
-FORMAT_VERSION = 1
 PARAMETER_TAGS = ("parameters", "injected-parameters")
 
 
@@ -136,7 +145,7 @@ class RewindClient(PapermillNotebookClient):
             roots.append(input_path.parent / STORE_DIRNAME)
         self.store_roots = list(dict.fromkeys(roots))
         self.analyses: dict[int, CellAnalysis] = {}
-        self.current: dict[str, str] = {}
+        self.current: dict[str, str] = dict.fromkeys(RNG_NAMES, RNG_INITIAL)
         self.changed_by: dict[str, str] = {}
         self.pending: dict[str, int] = {}  # name -> index of the restored cell holding it
         self.fn_globals: dict[str, frozenset[str]] = {}
@@ -155,6 +164,9 @@ class RewindClient(PapermillNotebookClient):
         previous_params = (self.nb.metadata.get("nbrewind") or {}).get("parameters")
         self.previous_parameters = previous_params
         self.on_cell_executed = self._capture_reply
+        self.labels = _cell_labels(self.nb.cells)
+        self.reached: set[int] = set()
+        self.failed_at: Optional[int] = None
         self._needed_after = self._static_reads_after()
 
     def _static_reads_after(self) -> list[frozenset[str]]:
@@ -166,7 +178,9 @@ class RewindClient(PapermillNotebookClient):
             if cell.cell_type == "code":
                 analysis = self.analyses[index] = analyse_cell(cell.source)
                 functions.update(analysis.functions)
-                reads.append(reads_closure(analysis.reads, functions))
+                # An opaque cell (globals(), exec, magics) may read any name.
+                extra = {ANY_NAME} if analysis.opaque else set()
+                reads.append(reads_closure(analysis.reads, functions) | extra)
             else:
                 reads.append(frozenset())
         after: list[frozenset[str]] = [frozenset()] * len(reads)
@@ -180,6 +194,7 @@ class RewindClient(PapermillNotebookClient):
         try:
             super().papermill_execute_cells()
         finally:
+            self._clear_unreached()
             self._report()
             self.nb.metadata["nbrewind"] = {
                 "version": FORMAT_VERSION,
@@ -193,6 +208,18 @@ class RewindClient(PapermillNotebookClient):
                 "parameters": self.parameters_hash,
                 "policy": self.policy,
             }
+
+    def _clear_unreached(self) -> None:
+        """A run that stopped early must not leave the records of an earlier run on the cells
+        it never reached: they would claim an execution (and outputs) this run did not do."""
+        stopped = self.labels.get(self.failed_at, "a failing cell") if self.failed_at else None
+        for index, cell in enumerate(self.nb.cells):
+            if cell.cell_type != "code" or index in self.reached:
+                continue
+            if "nbrewind" in cell.metadata or self.failed_at is not None:
+                why = f"not reached: the run stopped at {stopped}" if stopped else "not reached"
+                cell.metadata["nbrewind"] = {"status": "not-run", "reason": why}
+                self.records[index] = None
 
     def _report(self) -> None:
         """Say on the console what repeat did, and loudly why when the environment changed."""
@@ -235,6 +262,7 @@ class RewindClient(PapermillNotebookClient):
         execution_count: Optional[int] = None,
         store_history: bool = True,
     ) -> Any:
+        self.reached.add(cell_index)
         if cell.cell_type != "code" or not cell.source.strip():
             return await super().async_execute_cell(
                 cell, cell_index, execution_count, store_history
@@ -260,6 +288,7 @@ class RewindClient(PapermillNotebookClient):
                 self.changed_by,
                 _digest_or_none,
                 env,
+                listing_now=listing_digest,
             )
             action, reason = decision.action, decision.reason
             if self.policy == "prefix" and action != RESTORE:
@@ -282,9 +311,7 @@ class RewindClient(PapermillNotebookClient):
         store (``nbrewind pack --with-inputs``), so that it is not counted as changed."""
         if not record or verify(record, self.key) is not Trust.TRUSTED:
             return
-        produced = {
-            path for r in self.records[:index] if r for path in (r.get("files_written") or {})
-        }
+        produced = {path for r in self.records[:index] if r for path in files_written(r)}
         for path, digest in restore_missing(record, Path.cwd(), self.store_roots, produced):
             copy_into(digest, self.store_roots, self.store_root)
             log.info("nbrewind: input %s of cell %d restored from the store", path, index)
@@ -310,7 +337,19 @@ class RewindClient(PapermillNotebookClient):
             blobs_present=blobs,
             needed_later=self._needed_after[index],
             injected_parameters=injected,
+            unrestorable_file=self._unrestorable_file(record) if blobs else None,
         )
+
+    def _unrestorable_file(self, record: dict[str, Any]) -> Optional[str]:
+        """A file the cell wrote that cannot be put back as it wrote it, if any."""
+        for path, digest in sorted(files_written(record).items()):
+            if record.get("workflow") or _digest_or_none(path) == digest:
+                continue
+            if relative_inside(path) is None:
+                return path
+            if digest is not None and not has_object(digest, self.store_roots):
+                return path
+        return None
 
     def _blobs_intact(self, record: dict[str, Any]) -> bool:
         """Every checkpoint of a record is there and matches its signed digest. Checked before
@@ -337,6 +376,18 @@ class RewindClient(PapermillNotebookClient):
         for name in record.get("deleted", []):
             self.current.pop(name, None)
             self.pending.pop(name, None)
+        # Files it wrote are put back now (the same order of effects as a fresh run): a later
+        # cell reads what this one wrote, not what some other run left.
+        for path, digest in files_written(record).items():
+            if record.get("workflow") or _digest_or_none(path) == digest:
+                continue
+            if digest is None:
+                Path(path).unlink(missing_ok=True)
+            elif not restore_file(digest, self.store_roots, Path(path)):
+                raise NBRewindError(f"cannot put back {path} ({digest}): not in the store")
+        for digest in files_written(record).values():
+            if digest is not None and has_object(digest, self.store_roots):
+                copy_into(digest, self.store_roots, self.store_root)
         record = dict(record, status="restored", reason=reason)
         cell.metadata["nbrewind"] = record
         self.records[index] = record
@@ -352,15 +403,32 @@ class RewindClient(PapermillNotebookClient):
         is_parameters: bool,
         old: Optional[dict[str, Any]],
     ) -> Any:
-        wanted = set(self.pending) if analysis.opaque else reads
+        wanted = set(self.pending) if analysis.opaque else set(reads)
+        # What a cell draws from a global random generator is not in its source: the pending
+        # states go along with every re-executed cell (the kernel applies numpy's or torch's
+        # only once that module is imported).
+        wanted |= {n for n in self.pending if is_rng(n)}
         loads: dict[int, list[str]] = {}
         for name in sorted(wanted & set(self.pending)):
-            holder = self.records[self.pending[name]]
+            if name not in self.pending:
+                continue  # loaded already, with its group
+            holder_index = self.pending[name]
+            holder = self.records[holder_index]
             assert holder is not None
-            if holder["writes"][name].get("kind") == "unpicklable":
-                log.warning("nbrewind: %s (from cell %d) could not be checkpointed", name, index)
+            entry = holder["writes"][name]
+            if entry.get("kind") == "unpicklable":
+                log.warning(
+                    "nbrewind: %s (from %s) could not be checkpointed",
+                    name,
+                    self.labels.get(holder_index, "a restored cell"),
+                )
                 continue
-            loads.setdefault(self.pending.pop(name), []).append(name)
+            # Names checkpointed together (aliases, nested containers) load together: one
+            # object graph, identity preserved.
+            for member in entry.get("group", [name]):
+                if self.pending.get(member) == holder_index:
+                    loads.setdefault(holder_index, []).append(member)
+                    del self.pending[member]
         request = {
             "v": FORMAT_VERSION,
             "reads": sorted(reads),
@@ -370,7 +438,8 @@ class RewindClient(PapermillNotebookClient):
             "stores": [str(p) for p in self.store_roots],
             "inline_max": inline_max(),
             "load": [
-                {"cell": i, "record": self.records[i], "names": names} for i, names in loads.items()
+                {"cell": self.labels.get(i, i), "record": self.records[i], "names": names}
+                for i, names in loads.items()
             ],
         }
         self._next_request = request
@@ -404,7 +473,8 @@ class RewindClient(PapermillNotebookClient):
         cell.metadata["nbrewind"] = record
         self.records[index] = record
         self.counts["executed"] += 1
-        why = "is a parameter that changed" if is_parameters else f"was recomputed by cell {index}"
+        label = self.labels.get(index, f"cell at position {index}")
+        why = "is a parameter that changed" if is_parameters else f"was recomputed by {label}"
         old_writes = (old or {}).get("writes", {})
         for name, entry in record["writes"].items():
             self.current[name] = entry["hash"]
@@ -420,6 +490,7 @@ class RewindClient(PapermillNotebookClient):
 
     def _record_failure(self, cell: Any, index: int, reason: str) -> None:
         record = {"status": "error", "reason": reason, "source": source_hash(cell.source)}
+        self.failed_at = index
         cell.metadata["nbrewind"] = record
         self.records[index] = record
 
@@ -457,6 +528,23 @@ async def _maybe_await(value: Any) -> Any:
     if hasattr(value, "__await__"):
         return await value
     return value
+
+
+def _cell_labels(cells: Any) -> dict[int, str]:
+    """How reasons name a code cell: its place in execution order among the notebook's code
+    cells (papermill's injected parameters cell and markdown cells not counted), and its id."""
+    labels: dict[int, str] = {}
+    order = 0
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            labels[index] = "the injected parameters cell"
+            continue
+        order += 1
+        ident = cell.get("id")
+        labels[index] = f"code cell {order}" + (f" (id {ident})" if ident else "")
+    return labels
 
 
 def _digest_or_none(path: str) -> Optional[str]:

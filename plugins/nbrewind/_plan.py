@@ -18,10 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ._record import FORMAT_VERSION, relative_inside
 from ._signing import Trust
 
 RESTORE = "restore"
 RUN = "run"
+ANY_NAME = "*"
+"""In ``needed_later``: a later cell may read any name (it is opaque)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class CellFacts:
     blobs_present: bool
     needed_later: frozenset[str]
     injected_parameters: bool = False
+    unrestorable_file: Optional[str] = None
+    """A file the cell wrote that is neither on disk as it wrote it nor kept in the store."""
 
 
 def decide(
@@ -56,6 +61,7 @@ def decide(
     changed_by: Mapping[str, str],
     file_digest_now: Callable[[str], Optional[str]],
     env: Mapping[str, Any],
+    listing_now: Optional[Callable[[str], Optional[str]]] = None,
 ) -> Decision:
     """Restore or re-execute a cell under repeat, with the reason (shown to the user)."""
     rec = facts.record
@@ -67,6 +73,12 @@ def decide(
         return Decision(RUN, "it failed last time: no checkpoint")
     if rec.get("source") != facts.source_hash:
         return Decision(RUN, "its source changed")
+    if rec.get("v") != FORMAT_VERSION:
+        return Decision(
+            RUN,
+            f"recorded in format v{rec.get('v')} (this nbrewind writes v{FORMAT_VERSION}, which "
+            "also observes files and random generators): re-executed",
+        )
     python_now = ".".join(str(env.get("python", "")).split(".")[:2])
     if rec.get("python") != python_now:
         return Decision(
@@ -92,6 +104,10 @@ def decide(
         return Decision(
             RUN, "uses magics or exec/eval: what it reads cannot be known", structural=True
         )
+    if rec.get("unknowable"):
+        return Decision(
+            RUN, f"the kernel cannot know what it did: it {rec['unknowable']}", structural=True
+        )
     if facts.trust is Trust.TAMPERED:
         return Decision(RUN, "checkpoint TAMPERED (signature does not match): never loaded")
     if facts.trust is Trust.OTHER_KEY:
@@ -108,19 +124,29 @@ def decide(
         now = file_digest_now(path)
         if now != digest:
             if now is None:
-                return Decision(
-                    RUN,
-                    f"reads file {path}, which is missing here (carry it with "
-                    "`nbrewind pack --with-inputs`)",
+                carry = (
+                    "carry it with `nbrewind pack --with-inputs`"
+                    if relative_inside(path) is not None
+                    else "outside the working directory: no pack carries it"
                 )
+                return Decision(RUN, f"reads file {path}, which is missing here ({carry})")
             return Decision(RUN, f"reads file {path}, which changed")
+    for path, digest in sorted((rec.get("dirs_read") or {}).items()):
+        if listing_now is None or listing_now(path) != digest:
+            return Decision(RUN, f"lists directory {path}, whose entries changed")
     unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
-    needed = [n for n in unpicklable if n in facts.needed_later]
+    needed = [n for n in unpicklable if n in facts.needed_later or ANY_NAME in facts.needed_later]
     if needed:
         return Decision(
             RUN,
             f"writes {', '.join(needed)}, which cannot be checkpointed and a later cell reads",
             structural=True,
+        )
+    if facts.unrestorable_file is not None:
+        return Decision(
+            RUN,
+            f"wrote {facts.unrestorable_file}, which is not on disk as it wrote it and has no "
+            "copy in the store",
         )
     if not facts.blobs_present:
         return Decision(RUN, "a checkpoint is missing or does not match its digest: not loaded")

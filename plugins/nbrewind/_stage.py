@@ -137,8 +137,9 @@ def run_stage(stage: Stage) -> str:
     kept = read_notebook(kept_path) if kept_path.is_file() else None
     changed = _changed_inputs(stage, kept) if kept is not None else []
     if changed:
-        # Which cells read a declared input is not recorded when its path is computed (a
-        # parameter): the notebook runs in full, as a fresh run would.
+        # Records name the files cells opened through Python (computed paths too), but not
+        # what C extensions read by themselves (HDF5, netCDF...): a declared input may have
+        # readers no record names, so the notebook runs in full, as a fresh run would.
         print(
             f"nbrewind stage: input {changed[0]} changed since the last run: auditing the "
             "whole notebook",

@@ -194,3 +194,14 @@ def fingerprint(value: Any, fallback: bytes) -> str:
 
 def blob_digest(blob: bytes) -> str:
     return _digest(blob)
+
+
+def member_hash(group_hash: str, name: str) -> str:
+    """The hash of one name of a group of names checkpointed together (one object graph): it
+    changes when any value of the group, or how they share objects, changes."""
+    return _digest(f"member:{group_hash}:{name}".encode())
+
+
+def rebind_all(values: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_rebind` for each value of a group loaded as one dict."""
+    return {name: _rebind(value, namespace) for name, value in values.items()}

@@ -78,6 +78,36 @@ def test_a_missing_input_that_was_not_bundled_is_named_and_fails_as_a_fresh_run(
     assert "--with-inputs" in reader.metadata["nbrewind"]["reason"]
 
 
+WRITER_CELLS = [
+    "scale = 1",
+    "import os\nos.makedirs('work', exist_ok=True)",
+    "rows = open(os.path.join('data', 'raw.txt')).read().split()\n"
+    "with open('work/' + 'clean.txt', 'w') as f:\n"
+    "    f.write('\\n'.join(rows))",
+    "print(scale * len(open('work/clean.txt').read().split()))",
+]
+
+
+def test_a_packed_writer_restores_at_the_other_site_and_puts_its_file_back(tmp_path):
+    """Record format 2 across sites: the input read through a computed path is bundled, the
+    file a cell wrote travels in the store, so at site B the writer is restored (its file put
+    back) and its reader re-executes with the new parameter as a fresh run would."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "data").mkdir(parents=True)
+    (a / "data" / "raw.txt").write_text("1 2 3 4\n")
+    source = make_notebook(a / "in.ipynb", WRITER_CELLS)
+    execute(source, a / "audited.ipynb", "nbrewind-audit", cwd=a)
+    counts = pack(a / "audited.ipynb", b / "nb.ipynb", bundle=True, with_inputs=True)
+    assert counts["inputs"] == 1 and counts["files_written"] == 1, counts
+    repeat = execute(b / "nb.ipynb", b / "again.ipynb", "nbrewind-repeat", cwd=b, scale=3)
+    status = statuses(repeat)
+    writer, reader = (status[cell.splitlines()[0]] for cell in WRITER_CELLS[2:])
+    assert writer[0] == "restored", writer
+    assert reader[0] == "executed", reader
+    assert (b / "work" / "clean.txt").read_text() == (a / "work" / "clean.txt").read_text()
+    assert repeat.cells[-1].outputs[0]["text"] == "12\n"
+
+
 SNAKEFILE = """
 rule all:
     input: "results/upper.txt"
@@ -121,7 +151,7 @@ def test_a_failing_workflow_fails_its_cell_with_the_workflows_error_even_through
         (c.source[:20], c.metadata) for c in nb.cells
     ]
     reader = cells[_cells(PIPED)[-1]]
-    assert reader.outputs == [] and "nbrewind" not in reader.metadata, "never ran"
+    assert reader.outputs == [] and reader.metadata["nbrewind"]["status"] == "not-run"
 
 
 def test_at_a_site_without_the_workflow_the_workflow_cell_fails_with_snakemakes_error(tmp_path):

@@ -48,7 +48,7 @@ def run_like_jupyterlab(notebook: Path) -> None:
             kc.shell_channel.send(msg)
             reply = kc.get_shell_msg(timeout=60)
             while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
-                reply = kc.get_shell_msg(timeout=60)  # a late kernel_info reply, under load
+                reply = kc.get_shell_msg(timeout=60)  # late kernel_info replies of wait_for_ready
             assert reply["content"]["status"] == "ok", reply["content"]
             cell.execution_count = reply["content"]["execution_count"]
             cell.outputs = []

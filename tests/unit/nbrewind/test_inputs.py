@@ -180,8 +180,10 @@ def test_files_an_earlier_cell_wrote_or_that_were_absent_are_not_inputs():
 
 def test_a_missing_input_is_named_as_missing_and_a_recorded_absence_is_not_a_change():
     from nbrewind import CellFacts, Trust, decide
+    from nbrewind._record import FORMAT_VERSION
 
     record = {
+        "v": FORMAT_VERSION,
         "source": "s",
         "python": "3.11",
         "packages": {},
@@ -199,6 +201,62 @@ def test_a_missing_input_is_named_as_missing_and_a_recorded_absence_is_not_a_cha
     assert present.action == "restore", present.reason
     changed = decide(facts, {}, {}, {"in.csv": "sha256:f2"}.get, env)
     assert changed.reason == "reads file in.csv, which changed"
+    outside = dict(record, files_read={"/elsewhere/in.csv": "sha256:f1"})
+    facts = CellFacts(outside, "s", False, False, Trust.TRUSTED, "o", True, frozenset())
+    gone = decide(facts, {}, {}, lambda p: None, env)
+    assert "/elsewhere/in.csv, which is missing here" in gone.reason
+    assert "no pack carries it" in gone.reason and "--with-inputs" not in gone.reason
+
+
+def test_pack_with_inputs_of_format_2_records(tmp_path, monkeypatch):
+    """Absolute paths are left out and counted, files an earlier cell wrote or deleted are not
+    inputs (a file read and then written by the same cell is), and the files the cells wrote
+    that the store kept travel with the notebook."""
+    import nbformat
+
+    from nbrewind import pack
+    from nbrewind._objects import put_file
+    from nbrewind._record import FORMAT_VERSION
+
+    monkeypatch.setenv("NBREWIND_KEY_FILE", str(tmp_path / "keys" / "key"))
+    a = _site(
+        tmp_path / "a",
+        {"raw.csv": "1,2\n", "log.txt": "old\n", "made.csv": "made\n", "big.bin": "big"},
+    )
+    d = {name: file_digest(a / name) for name in ("raw.csv", "log.txt", "made.csv", "big.bin")}
+    put_file(a / "made.csv", d["made.csv"], a / ".nbrewind")  # kept by the audit kernel
+    rows = [
+        {  # reads raw.csv and log.txt (then rewrites log.txt), writes made.csv and big.bin
+            "files_read": {"raw.csv": d["raw.csv"], "log.txt": d["log.txt"], "/etc/x": "sha256:0"},
+            "files_written": {
+                "log.txt": d["log.txt"],
+                "made.csv": d["made.csv"],
+                "big.bin": d["big.bin"],
+                "gone.tmp": None,
+            },
+        },
+        {  # reads what cell 0 wrote or deleted, and a file that did not exist
+            "files_read": {"made.csv": d["made.csv"], "gone.tmp": None, "probe": None},
+            "files_written": {"/tmp/elsewhere": "sha256:1"},
+        },
+    ]
+    nb = nbformat.v4.new_notebook()
+    for row in rows:
+        cell = nbformat.v4.new_code_cell("pass")
+        cell.metadata["nbrewind"] = dict(row, v=FORMAT_VERSION, writes={})
+        nb.cells.append(cell)
+    nbformat.write(nb, str(a / "out.ipynb"))
+    assert [(i.path, i.cell) for i in notebook_inputs(list(enumerate(rows)))] == [
+        ("raw.csv", 0),
+        ("log.txt", 0),
+        ("/etc/x", 0),
+    ]
+    counts = pack(a / "out.ipynb", tmp_path / "b" / "nb.ipynb", with_inputs=True)
+    assert counts["inputs"] == 2 and counts["inputs_skipped"] == 1
+    assert counts["files_written"] == 1, "made.csv (log.txt went as an input)"
+    store = CheckpointStore(tmp_path / "b" / ".nbrewind", create=False)
+    assert all(store.has(d[n]) for n in ("raw.csv", "log.txt", "made.csv"))
+    assert not store.has(d["big.bin"]), "not kept by the audit: its writer re-executes"
 
 
 def test_a_file_an_earlier_cell_wrote_is_not_put_back_for_its_reader(tmp_path):

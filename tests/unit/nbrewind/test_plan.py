@@ -6,6 +6,7 @@ from nbrewind import CellFacts, Trust, decide
 
 ENV = {"python": "3.11.7", "packages": {"numpy": "2.4.6"}}
 RECORD = {
+    "v": 2,
     "source": "sha256:src",
     "python": "3.11",
     "packages": {"numpy": "2.4.6"},
@@ -102,3 +103,55 @@ def test_cells_re_executed_for_what_they_are_are_marked_structural():
     assert decide(facts(workflow=True), CURRENT, {}, files, ENV).structural
     assert decide(facts(opaque=True), CURRENT, {}, files, ENV).structural
     assert not decide(facts(source_hash="sha256:x"), CURRENT, {}, files, ENV).structural
+
+
+def test_records_of_an_older_format_are_re_executed():
+    d = decide(facts(record={**RECORD, "v": 1}), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "format v1" in d.reason
+
+
+def test_a_cell_the_kernel_could_not_observe_is_re_executed_with_why():
+    record = {**RECORD, "unknowable": "starts processes (subprocess.Popen): ..."}
+    d = decide(facts(record=record), CURRENT, {}, files, ENV)
+    assert d.action == "run" and d.structural and "starts processes" in d.reason
+
+
+def test_a_changed_directory_listing_re_executes_its_reader():
+    record = {**RECORD, "dirs_read": {"d": "sha256:l1"}}
+    same = decide(facts(record=record), CURRENT, {}, files, ENV, listing_now=lambda p: "sha256:l1")
+    assert same.action == "restore"
+    d = decide(facts(record=record), CURRENT, {}, files, ENV, listing_now=lambda p: None)
+    assert d.action == "run" and "lists directory d" in d.reason
+
+
+def test_a_written_file_that_cannot_be_put_back_re_executes_its_writer():
+    d = decide(facts(unrestorable_file="out.csv"), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "out.csv" in d.reason
+
+
+def test_an_unpicklable_value_read_by_a_later_opaque_cell_is_replayed():
+    record = {**RECORD, "writes": {"g": {"kind": "unpicklable", "hash": "sha256:g"}}}
+    d = decide(facts(record=record, needed_later=frozenset({"*"})), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "g" in d.reason
+
+
+def test_cells_are_labelled_by_order_among_code_cells_without_the_injected_one():
+    import nbformat
+    import papermill  # noqa: F401 - papermill first (it loads the engine entry point)
+
+    from nbrewind._papermill_engine import _cell_labels
+
+    injected = nbformat.v4.new_code_cell("x = 2")
+    injected.metadata["tags"] = ["injected-parameters"]
+    cells = [
+        nbformat.v4.new_markdown_cell("# t"),
+        nbformat.v4.new_code_cell("x = 1"),
+        injected,
+        nbformat.v4.new_markdown_cell("text"),
+        nbformat.v4.new_code_cell("y = x"),
+    ]
+    labels = _cell_labels(cells)
+    assert labels[1] == f"code cell 1 (id {cells[1].id})"
+    assert labels[2] == "the injected parameters cell"
+    assert labels[4] == f"code cell 2 (id {cells[4].id})"
+    assert 0 not in labels and 3 not in labels

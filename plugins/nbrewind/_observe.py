@@ -1,0 +1,425 @@
+"""What a cell does that its names do not show: files, directory listings, processes, threads,
+the global random number generators, and which names share objects.
+
+Used by the kernel around each audited cell. Three observers:
+
+- :class:`FileWatch`: a ``sys.addaudithook`` hook, active only while a cell runs, that sees every
+  ``open`` (however its path was computed: ``os.path.join``, ``Path.glob``, a library's own
+  ``open``), ``os.remove``/``os.rename``, directory listings (``os.scandir``/``os.listdir``,
+  which ``glob`` and ``Path.glob`` use), and the start of processes. A file's digest is taken at
+  its first read, before the cell can change it. Files written without Python's ``open`` (C
+  extensions) are caught by a snapshot of the working directory taken around the cell.
+- RNG states (``random``, numpy's legacy global ``RandomState``, torch's default generator when
+  torch is imported) as pseudo-names (:data:`RNG_NAMES`), restored lazily: a state waiting for
+  a module not yet imported is applied right after its import (:class:`_AfterImport`).
+- :func:`alias_groups`: names whose values share mutable objects (``alias = cfg``,
+  ``p = cfg["model"]``), so that they are checkpointed and restored as one object graph.
+"""
+
+import gc
+import hashlib
+import importlib.abc
+import importlib.machinery
+import os
+import pickle
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+# ---- global random number generators -------------------------------------------------------
+
+RNG_RANDOM = "<random>"
+RNG_NUMPY = "<numpy.random>"
+RNG_TORCH = "<torch>"
+RNG_NAMES = (RNG_RANDOM, RNG_NUMPY, RNG_TORCH)
+RNG_INITIAL = "rng:initial"
+"""The read hash of a generator no cell has set yet in this kernel: its state is the random one
+of a fresh process, so any state is as good as another (a fresh run's is random too)."""
+_RNG_MODULE = {RNG_RANDOM: "random", RNG_NUMPY: "numpy.random.mtrand", RNG_TORCH: "torch"}
+
+
+def is_rng(name: str) -> bool:
+    return name in _RNG_MODULE
+
+
+def rng_state(name: str) -> Optional[Any]:
+    """The generator's state now, or None when its module is not imported."""
+    module = sys.modules.get(_RNG_MODULE[name])
+    if module is None:
+        return None
+    if name == RNG_RANDOM:
+        return module.getstate()
+    if name == RNG_NUMPY:
+        # Plain Python values: unpickling the state must not import numpy by itself.
+        kind, keys, pos, has_gauss, gauss = module._rand.get_state()
+        return (kind, keys.astype("<u4").tobytes(), int(pos), int(has_gauss), float(gauss))
+    return bytes(module.get_rng_state().numpy().tobytes())
+
+
+def rng_blob(state: Any) -> bytes:
+    return pickle.dumps(state, protocol=5)
+
+
+def _set_state(name: str, module: Any, state: Any) -> None:
+    if name == RNG_RANDOM:
+        module.setstate(state)
+    elif name == RNG_NUMPY:
+        import numpy
+
+        kind, keys, pos, has_gauss, gauss = state
+        keys = numpy.frombuffer(keys, dtype="<u4").astype(numpy.uint32)
+        module._rand.set_state((kind, keys, pos, has_gauss, gauss))
+    else:
+        module.set_rng_state(module.frombuffer(bytearray(state), dtype=module.uint8))
+
+
+def set_rng_state(name: str, blob: bytes) -> None:
+    """Set a generator's state now, or as soon as its module is imported (so restoring the
+    state of numpy's or torch's generator never imports them by itself)."""
+    state = pickle.loads(blob)
+    module_name = _RNG_MODULE[name]
+    module = sys.modules.get(module_name)
+    if module is not None:
+        _AFTER_IMPORT.pending.pop(module_name, None)
+        _set_state(name, module, state)
+        return
+    _AFTER_IMPORT.install()
+    _AFTER_IMPORT.pending[module_name] = lambda m: _set_state(name, m, state)
+
+
+def is_deferred(name: str) -> bool:
+    """A state waits for its module's import (so the kernel still knows which state it is)."""
+    return _RNG_MODULE[name] in _AFTER_IMPORT.pending
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, loader: Any, then: Callable[[types.ModuleType], None]) -> None:
+        self.loader, self.then = loader, then
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.loader.exec_module(module)
+        self.then(module)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs a callback right after a module is first imported."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, Callable[[types.ModuleType], None]] = {}
+
+    def install(self) -> None:
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        then = self.pending.pop(fullname, None)
+        if then is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _Loader(spec.loader, then)
+                return spec
+        return None
+
+
+_AFTER_IMPORT = _AfterImport()
+
+
+# ---- files, listings, processes ----------------------------------------------------------------
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_PROCESS_EVENTS = (
+    "subprocess.Popen",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "pty.spawn",
+)
+SNAPSHOT_MAX = 5000
+"""At most this many files in the working directory are compared around each cell."""
+
+
+def _ignored_roots() -> tuple[str, ...]:
+    home = os.path.expanduser("~")
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/proc", "/sys", "/dev", "/usr"}
+    roots |= {os.path.join(home, d) for d in (".cache", ".config", ".ipython", ".local")}
+    roots |= {p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p}
+    return tuple(sorted(os.path.join(os.path.abspath(r), "") for r in roots if r))
+
+
+def digest_file(path: str) -> Optional[str]:
+    try:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return "sha256:" + h.hexdigest()
+
+
+def listing_digest(path: str) -> Optional[str]:
+    """Identity of a directory's entry names (what ``glob`` sees), or None if it is none."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return None
+    return "sha256:" + hashlib.sha256("\0".join(names).encode()).hexdigest()
+
+
+@dataclass
+class Observed:
+    """What one cell did to the file system. Paths are as :func:`record_path` gives them."""
+
+    files_read: dict[str, Optional[str]] = field(default_factory=dict)
+    dirs_read: dict[str, Optional[str]] = field(default_factory=dict)
+    files_written: set[str] = field(default_factory=set)
+    processes: list[str] = field(default_factory=list)
+
+
+def record_path(path: str, cwd: str) -> str:
+    """Relative to the working directory when inside it, else absolute."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, cwd)
+    return absolute if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
+class FileWatch:
+    """The audit hook (installed once per process; idle outside :meth:`watching`)."""
+
+    def __init__(self) -> None:
+        self._active: Optional[Observed] = None
+        self._busy = threading.local()
+        self._installed = False
+        self._ignored: tuple[str, ...] = ()
+        self._cwd = ""
+        self.extra_ignored: tuple[str, ...] = ()
+
+    def start(self, ignore: Iterable[str] = ()) -> Observed:
+        if not self._installed:
+            sys.addaudithook(self._hook)
+            self._installed = True
+        self._ignored = _ignored_roots() + tuple(
+            os.path.join(os.path.abspath(p), "") for p in ignore
+        )
+        self._cwd = os.getcwd()
+        self._active = Observed()
+        return self._active
+
+    def stop(self) -> Optional[Observed]:
+        observed, self._active = self._active, None
+        return observed
+
+    def _skip(self, absolute: str) -> bool:
+        return (
+            absolute.startswith(self._ignored)
+            or f"{os.sep}__pycache__{os.sep}" in absolute
+            or absolute.endswith((".pyc", ".ipynb"))
+        )
+
+    def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+        observed = self._active
+        if observed is None or getattr(self._busy, "on", False):
+            return
+        if event == "open":
+            path, mode, flags = args
+            if path is None or isinstance(path, int) or _from_import_system():
+                return
+            if mode is not None:
+                writes = any(c in str(mode) for c in "wax+")
+                reads = "r" in str(mode) or "+" in str(mode)
+            else:
+                writes = bool(flags & _WRITE_FLAGS)
+                reads = not (flags & os.O_WRONLY)
+            self._file(os.fsdecode(path), reads, writes)
+        elif event in ("os.remove", "os.truncate"):
+            if not isinstance(args[0], int):
+                self._file(os.fsdecode(args[0]), False, True)
+        elif event == "os.rename":
+            self._file(os.fsdecode(args[0]), False, True)
+            self._file(os.fsdecode(args[1]), False, True)
+        elif event in ("pathlib.Path.glob", "pathlib.Path.rglob"):
+            # Path.glob does not list a directory that does not exist: still a read (of none)
+            self._listing(os.fsdecode(args[0]))
+        elif event in ("os.listdir", "os.scandir"):
+            path = args[0] if args and args[0] is not None else "."
+            if isinstance(path, int) or _from_import_system():
+                return
+            self._listing(os.fsdecode(path))
+        elif event in _PROCESS_EVENTS:
+            observed.processes.append(event)
+
+    def _file(self, path: str, reads: bool, writes: bool) -> None:
+        observed = self._active
+        assert observed is not None
+        absolute = os.path.abspath(path)
+        if self._skip(absolute) or os.path.isdir(absolute):
+            return
+        key = record_path(absolute, self._cwd)
+        if reads and key not in observed.files_written and key not in observed.files_read:
+            self._busy.on = True
+            try:
+                observed.files_read[key] = digest_file(absolute)
+            finally:
+                self._busy.on = False
+        if writes:
+            observed.files_written.add(key)
+
+    def _listing(self, path: str) -> None:
+        observed = self._active
+        assert observed is not None
+        absolute = os.path.abspath(path)
+        if self._skip(os.path.join(absolute, "")):
+            return
+        key = record_path(absolute, self._cwd)
+        if key not in observed.dirs_read:
+            self._busy.on = True
+            try:
+                observed.dirs_read[key] = listing_digest(absolute)
+            finally:
+                self._busy.on = False
+
+
+_IMPORT_SYSTEM = ("<frozen importlib", "<frozen zipimport")
+_IMPORT_SYSTEM_DIRS = tuple(
+    os.path.join(os.path.dirname(os.__file__), d, "") for d in ("importlib", "pkgutil.py")
+)
+
+
+def _from_import_system() -> bool:
+    """Files and listings the import system and package metadata read (its path finder's
+    cache, ``importlib.metadata`` scanning ``sys.path``) are not the cell's reads."""
+    frame = sys._getframe(2)
+    for _ in range(12):
+        if frame is None:
+            return False
+        name = frame.f_code.co_filename
+        if name.startswith(_IMPORT_SYSTEM) or name.startswith(_IMPORT_SYSTEM_DIRS):
+            return True
+        if "pkg_resources" in name:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def snapshot(root: str, limit: int = SNAPSHOT_MAX) -> Optional[dict[str, tuple[int, int]]]:
+    """Files under ``root`` (hidden directories and notebooks skipped) by modification time and
+    size; None if there are more than ``limit`` (too many to compare around every cell)."""
+    found: dict[str, tuple[int, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        for filename in filenames:
+            if filename.startswith(".") or filename.endswith(".ipynb"):
+                continue
+            path = os.path.join(dirpath, filename)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            found[os.path.relpath(path, root)] = (st.st_mtime_ns, st.st_size)
+            if len(found) > limit:
+                return None
+    return found
+
+
+def snapshot_changes(
+    before: Optional[Mapping[str, tuple[int, int]]], after: Optional[Mapping[str, tuple[int, int]]]
+) -> set[str]:
+    if before is None or after is None:
+        return set()
+    return {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+
+
+def live_threads() -> set[int]:
+    return {t.ident or 0 for t in threading.enumerate() if t.is_alive()}
+
+
+# ---- names that share objects ------------------------------------------------------------------
+
+REACH_MAX = 100_000
+"""Objects visited per value when looking for shared ones (beyond it, sharing may be missed)."""
+_ATOMS = (int, float, complex, str, bytes, bool, type(None), range, slice)
+_OPAQUE = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.CodeType,
+    types.FrameType,
+)
+
+
+def _is_atom(obj: Any) -> bool:
+    if isinstance(obj, _ATOMS):
+        return True
+    module = type(obj).__module__ or ""
+    # numpy scalars and dtypes, pandas Index objects: immutable, sharing them is invisible
+    if module.startswith("numpy") and type(obj).__name__ != "ndarray":
+        return True
+    return module.startswith("pandas") and type(obj).__name__.endswith("Index")
+
+
+def _is_leaf(obj: Any) -> bool:
+    """Arrays and data frames: their identity counts, what they share inside does not (pickle
+    copies views and blocks apart anyway, and pandas links frames it derived from each
+    other)."""
+    return (type(obj).__module__ or "").startswith(("numpy", "pandas"))
+
+
+def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
+    """Ids of the mutable objects reachable from ``value`` through containers and instance
+    attributes (not through functions, classes or modules, which reach the whole namespace)."""
+    if isinstance(value, _OPAQUE) or _is_atom(value):
+        return frozenset()
+    seen: set[int] = set()
+    found: set[int] = set()
+    todo = [value]
+    while todo and len(seen) < limit:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, _OPAQUE) or _is_atom(obj):
+            continue
+        if not isinstance(obj, tuple | frozenset):
+            found.add(id(obj))
+        if _is_leaf(obj):
+            continue
+        todo.extend(gc.get_referents(obj))
+    return frozenset(found)
+
+
+def alias_groups(reach: Mapping[str, frozenset[int]]) -> dict[str, frozenset[str]]:
+    """For each name, the names whose values share a mutable object with it (itself included),
+    transitively."""
+    parent = {name: name for name in reach}
+
+    def find(name: str) -> str:
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    owner: dict[int, str] = {}
+    for name in sorted(reach):
+        for ident in reach[name]:
+            other = owner.setdefault(ident, name)
+            if other != name:
+                parent[find(name)] = find(other)
+    members: dict[str, set[str]] = {}
+    for name in reach:
+        members.setdefault(find(name), set()).add(name)
+    return {name: frozenset(members[find(name)]) for name in reach}
