@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from . import _materialise
+
 FORMAT = "ckptstore 1"
 CHUNK = 1 << 20
 ACTIVE_STALE_SECONDS = 24 * 3600.0
@@ -59,8 +61,9 @@ class CorruptObjectError(StoreError):
 class Manifest:
     """What one job produced: output path (relative to the working directory) -> entry.
 
-    An entry is ``{"file": digest}`` for a file or ``{"tree": {relpath: digest}}`` for a
-    ``directory()`` output."""
+    An entry is ``{"file": digest, "mode": bits}`` for a file, ``{"link": target}`` for a
+    symbolic link, or ``{"tree": {relpath: digest}, ...}`` for a ``directory()`` output (its
+    kinds: :mod:`ckptstore._materialise`)."""
 
     key: str
     outputs: dict[str, dict[str, Any]]
@@ -69,10 +72,7 @@ class Manifest:
     def digests(self) -> set[str]:
         found: set[str] = set()
         for entry in self.outputs.values():
-            if "file" in entry:
-                found.add(entry["file"])
-            else:
-                found.update(entry["tree"].values())
+            found |= _materialise.entry_digests(entry)
         return found
 
 
@@ -204,16 +204,7 @@ class CheckpointStore:
         workdir = Path(workdir)
         entries: dict[str, dict[str, Any]] = {}
         for name, path in outputs.items():
-            full = workdir / path
-            if full.is_dir():
-                tree = {
-                    str(p.relative_to(full)): self.put_file(p)
-                    for p in sorted(full.rglob("*"))
-                    if p.is_file()
-                }
-                entries[str(name)] = {"tree": tree}
-            else:
-                entries[str(name)] = {"file": self.put_file(full)}
+            entries[str(name)] = _materialise.snapshot(workdir / path, self.put_file)
         manifest = Manifest(key, entries, dict(meta or {}))
         body = json.dumps({"key": key, "outputs": entries, "meta": manifest.meta}, indent=1)
         self._write_atomically(self._key_path(key), body.encode())
@@ -231,10 +222,12 @@ class CheckpointStore:
         return Manifest(data["key"], data["outputs"], data.get("meta", {}))
 
     def restore(self, key: str, workdir: "str | os.PathLike[str]" = ".") -> Optional[Manifest]:
-        """Put a key's outputs back into ``workdir``, all or nothing.
+        """Put a key's outputs back into ``workdir``, all or nothing, each as the kind it was
+        (file with its mode, directory with its empty subdirectories, symbolic link).
 
         Returns None if the key is unknown or an object is missing. Raises
         :class:`CorruptObjectError` if an object fails its hash check; nothing is placed then.
+        No staging leftover remains, whatever happens.
         """
         manifest = self.lookup(key)
         if manifest is None or not all(self.has(d) for d in manifest.digests()):
@@ -245,23 +238,13 @@ class CheckpointStore:
             for name, entry in manifest.outputs.items():
                 target = workdir / name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                stage = target.with_name(f".{target.name}.ckpt-{secrets.token_hex(4)}")
-                if "file" in entry:
-                    self.copy_out(entry["file"], stage)
-                else:
-                    stage.mkdir()
-                    for rel, digest in entry["tree"].items():
-                        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                        self.copy_out(digest, stage / rel)
-                staged.append((stage, target))
-        except BaseException:
+                _materialise.clear_stale_stages(target)
+                staged.append((_materialise.stage_path(target), target))
+                _materialise.build(entry, staged[-1][0], self.copy_out)
+            _materialise.place(staged)  # every object checked: now place them
+        finally:
             for stage, _ in staged:
-                _remove(stage)
-            raise
-        for stage, target in staged:  # every object checked: now place them
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            os.replace(stage, target)
+                _materialise.remove(stage)
         return manifest
 
     # ---- what a job was last checkpointed as (to explain reruns) ------------------------------

@@ -156,7 +156,7 @@ class RunCheckpoints:
             full = str(self.workdir / name)
             if "file" in entry:
                 self.keys.digests.assume(full, entry["file"])
-            else:
+            elif "tree" in entry:
                 self.keys.digests.assume(full, tree_digest(entry["tree"]))
         return PlannedJob(job, True, [f"checkpoint {key[:12]}"])
 
@@ -182,7 +182,7 @@ class RunCheckpoints:
         paths = [*map(str, job.output), *map(str, job.log)]
         if job.benchmark is not None:
             paths.append(str(job.benchmark))
-        outputs = {relative_path(p, self.workdir): p for p in paths if os.path.exists(p)}
+        outputs = {relative_path(p, self.workdir): p for p in paths if os.path.lexists(p)}
         task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
         staged = self._stage(outputs)
         if staged is None:  # a directory, or the store is on another file system
@@ -202,7 +202,9 @@ class RunCheckpoints:
         try:
             staging.mkdir()
             for i, (name, path) in enumerate(outputs.items()):
-                if os.path.isdir(path):
+                if os.path.isdir(path) or os.path.islink(path):
+                    # A hard link would take a link's target, and cannot take a directory:
+                    # these are stored as they are, at once.
                     raise IsADirectoryError(path)
                 os.link(path, staging / str(i))
                 staged[name] = staging / str(i)
@@ -275,6 +277,11 @@ class RunCheckpoints:
                 manifest = self._run.restore(key, self.workdir)
             except CorruptObjectError as e:
                 self.logger.warning(f"checkpoints: {e}; rule {job.rule.name} runs instead")
+                manifest = None
+            except OSError as e:  # e.g. an output's folder cannot be written: nothing placed
+                self.logger.warning(
+                    f"checkpoints: could not restore {job} ({e}); rule {job.rule.name} runs"
+                )
                 manifest = None
             if manifest is not None:
                 self.restored += 1
