@@ -34,7 +34,7 @@ from snakemake.exceptions import WorkflowError
 
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
 
-from ._provenance import KeyComputer, provenance_key, relative_path, tree_digest
+from ._provenance import KeyComputer, entry_digest, provenance_key, relative_path
 
 
 @dataclass
@@ -154,10 +154,9 @@ class RunCheckpoints:
             return PlannedJob(job, False, ["stored objects are missing"])
         for name, entry in manifest.outputs.items():
             full = str(self.workdir / name)
-            if "file" in entry:
-                self.keys.digests.assume(full, entry["file"])
-            elif "tree" in entry:
-                self.keys.digests.assume(full, tree_digest(entry["tree"]))
+            digest = entry_digest(entry)
+            if digest is not None:
+                self.keys.digests.assume(full, digest)
         return PlannedJob(job, True, [f"checkpoint {key[:12]}"])
 
     # ---- when a job is about to run, and after it succeeded ---------------------------------

@@ -45,6 +45,16 @@ def tree_digest(entries: dict[str, str]) -> str:
     return "tree:" + _sha("\n".join(f"{rel}={d}" for rel, d in sorted(entries.items())))
 
 
+def entry_digest(entry: dict[str, Any]) -> Optional[str]:
+    """The digest :meth:`InputDigests.digest` will give an output once a manifest entry is
+    restored; None where only the disk can say (a link: its target's content)."""
+    if "file" in entry:
+        return str(entry["file"])
+    if "tree" not in entry or entry.get("links"):
+        return None
+    return tree_digest({**entry["tree"], **{f"{d}/": "dir" for d in entry.get("dirs", ())}})
+
+
 class InputDigests:
     """Content digests of input files, cached by (path, size, mtime) for the whole run.
 
@@ -63,11 +73,20 @@ class InputDigests:
         if assumed is not None:
             return assumed
         if os.path.isdir(path):
+            # Everything a restore puts back counts: files by content, every subdirectory
+            # (empty ones too), links by target (and the content they lead to).
             entries = {}
-            for root, _, files in os.walk(path):
-                for name in files:
+            for root, dirs, files in os.walk(path):
+                for name in dirs + files:
                     full = os.path.join(root, name)
-                    entries[os.path.relpath(full, path)] = self.digest(full)
+                    rel = os.path.relpath(full, path)
+                    if os.path.islink(full):
+                        content = self.digest(full) if os.path.exists(full) else "dangling"
+                        entries[rel] = f"link:{os.readlink(full)}:{content}"
+                    elif os.path.isdir(full):
+                        entries[rel + "/"] = "dir"
+                    else:
+                        entries[rel] = self.digest(full)
             return tree_digest(entries)
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
