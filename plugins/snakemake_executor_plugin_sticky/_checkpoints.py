@@ -195,6 +195,20 @@ class RunCheckpoints:
             self._writer.start()
         self._queue.put(task)
 
+    def uncacheable(self, job: Any, undeclared: list[str]) -> None:
+        """A job that changed files it does not declare is not stored: a restore would put
+        back its outputs without those changes, unlike a rerun."""
+        if self._to_store.pop(job, None) is None:
+            return
+        shown = ", ".join(undeclared[:3]) + (
+            f" and {len(undeclared) - 3} more" if len(undeclared) > 3 else ""
+        )
+        self.logger.warning(
+            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) changed "
+            f"{shown}, outside its declared outputs, logs and benchmark: it is not stored "
+            "and runs every time (declare them as outputs or log: to make it restorable)"
+        )
+
     def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
         staging = self.store.root / "tmp" / f"stage-{os.getpid()}-{secrets.token_hex(6)}"
         staged: dict[str, Path] = {}

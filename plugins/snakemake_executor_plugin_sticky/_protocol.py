@@ -130,6 +130,8 @@ class InvocationDone:
     max_rss_mb: Optional[float] = None
     template_failed: bool = False
     trace: Optional[TraceStamp] = None
+    undeclared_writes: list[str] = field(default_factory=list)
+    """Paths the script changed outside its outputs and logs (see ``_audit``)."""
 
 
 @dataclass(frozen=True)

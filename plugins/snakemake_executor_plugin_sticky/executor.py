@@ -288,6 +288,8 @@ class Executor(RealExecutor):
                 _write_benchmark(self.workflow, info.job, done)
             except OSError as e:
                 ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
+        if ok and done is not None and done.undeclared_writes and self._ckpt is not None:
+            self._ckpt.uncacheable(info.job, done.undeclared_writes)
         if ok:
             self.report_job_success(info)
         else:

@@ -37,6 +37,7 @@ from stickyinvoc._templates import (
     load_templates,
 )
 
+from . import _audit
 from ._protocol import (
     Heartbeat,
     Hello,
@@ -205,6 +206,7 @@ class Worker:
             sys.path.append(inv.scriptdir)
         seconds: list[float] = []
         cpu: list[float] = []
+        _audit.start(cwd, inv.snakemake)  # writes outside outputs and logs: see _audit
         try:
             code = self.compiled(inv)
             for iteration in range(max(1, inv.repeats)):
@@ -229,11 +231,14 @@ class Worker:
                 raise
             return InvocationDone(inv.invocation_id, False, _script_traceback(inv.script_path))
         finally:
+            undeclared = _audit.stop()
             os.chdir(cwd)
             sys.stdout.flush()
             sys.stderr.flush()
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        return InvocationDone(inv.invocation_id, True, None, seconds, cpu, rss_mb)
+        return InvocationDone(
+            inv.invocation_id, True, None, seconds, cpu, rss_mb, undeclared_writes=undeclared
+        )
 
 
 def _script_traceback(script_path: str) -> str:
