@@ -70,9 +70,16 @@ EDITS = (
 GLOBAL_EDITS = ("template", "template-helper")
 """Edits that touch every sticky job of every sub-workflow (one round in a few)."""
 
-PENDING: dict[str, str] = {}
+PENDING: dict[str, str] = {
+    "template-helper": "issue 13 part 1 (branch i13keys): the template key component must "
+    "cover the workflow-local modules the templates file imports",
+    "outside-twins": "issue 13 part 1 (branch i13keys): two inputs outside the tree with one "
+    "basename share one key component (<outside>/NAME), so a change to one is unseen",
+}
 """Edit kinds known to diverge until another part lands (kind -> why); the CI test runs them
-apart, expecting the divergence, so that the merge that fixes them is told to drop them."""
+apart, expecting the divergence (strict xfail), so that the merge that fixes them fails that
+test until they are dropped from here. ``outside-twins``: the ``outside`` edit with two outside
+inputs of one basename read by one job."""
 
 
 @dataclass
@@ -99,8 +106,11 @@ class Sub:
     nodes: list[Node]
     helper: int = 0
     data: int = 0
-    outside: int = 0
-    outside_paths: list[str] = field(default_factory=list)
+    outside: dict[str, int] = field(default_factory=dict)  # outside input -> its version
+
+    @property
+    def outside_paths(self) -> list[str]:
+        return list(self.outside)
 
     @property
     def prefix(self) -> str:
@@ -122,21 +132,26 @@ class Spec:
 # ---- generation ----------------------------------------------------------------------------
 
 
-def generate(rng: random.Random, n_subs: int, outside: Path) -> Spec:
+def generate(rng: random.Random, n_subs: int, outside: Path, twins: bool = False) -> Spec:
+    """A random workflow of ``n_subs`` sub-workflows. With ``twins``, a sub-workflow that reads
+    outside the tree reads two files of one name in different folders."""
     spec = Spec([], outside)
     for i in range(n_subs):
         sub = Sub(i, [])
         spec.config[f"w{i}_k"] = rng.randrange(5)
         spec.config[f"w{i}_unread"] = 0
         if rng.random() < 0.5:
-            sub.outside_paths = [str(outside / f"w{i}" / "a" / "sample.csv")]
+            for folder in ["a", "b"] if twins else ["a"]:
+                sub.outside[str(outside / f"w{i}" / folder / "sample.csv")] = 0
         produced: list[tuple[str, str]] = []  # (path, kind of its node)
         for j in range(rng.randint(2, 4)):
-            kinds = ["shell", "shell", "script", "sticky", "run", "dir"]
+            # Weights by cost: run: and shadow jobs each start a Snakemake process (about
+            # a second or more), script: jobs a Python process; shell and sticky jobs are cheap.
+            weights = {"shell": 6, "sticky": 4, "script": 2, "dir": 2, "link": 2, "run": 0.6}
             files = [p for p, k in produced if k not in ("dir",)]
-            if files:
-                kinds.append("link")
-            kind = rng.choice(kinds)
+            if not files:
+                del weights["link"]
+            kind = rng.choices(list(weights), weights=list(weights.values()))[0]
             node = Node(f"n{j}", kind, [], param=rng.randrange(3))
             if kind == "link":
                 node.link_to = rng.choice(files)
@@ -146,9 +161,12 @@ def generate(rng: random.Random, n_subs: int, outside: Path) -> Spec:
                 if kind in ("shell", "dir"):  # shell commands read files only
                     pool = [p for p in pool if dict(produced).get(p) != "dir"]
                 node.inputs = rng.sample(pool, k=min(len(pool), rng.randint(1, 2)))
+                if twins and sub.outside and j == 0:  # both twins, read by one job
+                    node.inputs = [*sub.outside_paths, *node.inputs[:1]]
+                    node.inputs = list(dict.fromkeys(node.inputs))
             if kind in ("shell", "script", "sticky") and rng.random() < 0.6:
                 node.config_key = f"w{i}_k"
-            node.shadow = kind == "shell" and rng.random() < 0.3
+            node.shadow = kind == "shell" and rng.random() < 0.1
             sub.nodes.append(node)
             produced.append((sub.out(node), kind))
         # temp(): an intermediate consumed later, not a link's target, not itself a link
@@ -189,9 +207,9 @@ def edit_one(rng: random.Random, spec: Spec, sub: Sub, allowed: tuple[str, ...])
         elif kind == "input-same":
             pass  # rewritten with the same content (a new time) by render
         elif kind == "outside":
-            if not sub.outside_paths:
+            if not sub.outside:
                 continue
-            sub.outside += 1
+            sub.outside[rng.choice(sub.outside_paths)] += 1
         elif kind == "dir-shape":
             dirs = [n for n in sub.nodes if n.kind == "dir"]
             if not dirs:
@@ -308,8 +326,8 @@ def render(spec: Spec, wd: Path) -> None:
     rules = []
     for sub in spec.subs:
         _write(wd / f"data/{sub.prefix}/in.txt", f"{sub.prefix} data {sub.data}\n")
-        for path in sub.outside_paths:
-            _write(Path(path), f"{sub.prefix} outside {sub.outside}\n")
+        for path, version in sub.outside.items():
+            _write(Path(path), f"{sub.prefix} outside {version}\n")
         _write(wd / f"scripts/{sub.prefix}_help.py", HELPER.format(helper=sub.helper))
         for node in sub.nodes:
             if not node.temp:
@@ -417,6 +435,8 @@ def snakemake(wd: Path, *args: str, timeout: float = 600) -> str:
         "--nocolor",
         "--configfile",
         "config.json",
+        "--scheduler",
+        "greedy",
         *args,
     ]
     proc = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=timeout)
@@ -521,11 +541,12 @@ class Differential:
         kinds: tuple[str, ...] = EDITS,
         global_kinds: tuple[str, ...] = GLOBAL_EDITS,
         global_every: int = 4,
+        twins: bool = False,
     ) -> None:
         self.base = base
         self.rng = random.Random(seed)
         self.kinds, self.global_kinds, self.global_every = kinds, global_kinds, global_every
-        self.spec = generate(self.rng, n_subs, base / "outside")
+        self.spec = generate(self.rng, n_subs, base / "outside", twins)
         self.master = base / "master"
         self.store = base / "store"
         self.round = 0
