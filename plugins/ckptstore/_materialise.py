@@ -38,6 +38,10 @@ class UnstorableOutputError(OSError):
     """An output holds something a checkpoint cannot hold (a FIFO, a socket, a device)."""
 
 
+class UnsafeEntryError(OSError):
+    """A directory entry's name would lead outside its directory: nothing is placed."""
+
+
 def snapshot(full: Path, put_file: Callable[[Path], str]) -> dict[str, Any]:
     """The entry describing the output at ``full`` (its files' contents stored by
     ``put_file``, which returns their digests)."""
@@ -107,21 +111,31 @@ def build(entry: dict[str, Any], stage: Path, copy_out: Callable[[str, Path], No
         if "mode" in entry:
             os.chmod(stage, int(entry["mode"]))
         return
+    dirs, tree, links = entry.get("dirs", []), entry["tree"], entry.get("links", {})
+    for rel in [*dirs, *tree, *links]:
+        _check_inside(rel)
     stage.mkdir()
-    for rel in entry.get("dirs", ()):
+    for rel in dirs:
         (stage / rel).mkdir(parents=True, exist_ok=True)
-    for rel, digest in entry["tree"].items():
+    for rel, digest in tree.items():
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         copy_out(digest, stage / rel)
-    for rel, link_target in entry.get("links", {}).items():
+    # Links last: a link named like a folder that holds files fails here (it exists), so
+    # nothing is ever written through a restored link.
+    for rel, link_target in links.items():
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(link_target, stage / rel)
-    # Modes last, deepest first: a directory made read-only would refuse what goes inside.
-    modes = entry.get("modes", {})
+    # Modes of what was created as a file or folder only, deepest first (a folder made
+    # read-only would refuse what goes inside).
+    modes = {r: m for r, m in entry.get("modes", {}).items() if r == "." or r in tree or r in dirs}
     for rel in sorted(modes, key=lambda r: -(r.count("/") + (r != "."))):
-        path = stage if rel == "." else stage / rel
-        if not path.is_symlink():
-            os.chmod(path, int(modes[rel]))
+        os.chmod(stage if rel == "." else stage / rel, int(modes[rel]), follow_symlinks=False)
+
+
+def _check_inside(rel: str) -> None:
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or any(p in ("..", ".") for p in parts):
+        raise UnsafeEntryError(f"directory entry {rel!r} is not a plain relative name")
 
 
 def place(staged: list[tuple[Path, Path]]) -> None:

@@ -244,3 +244,33 @@ def test_leftover_of_a_killed_restore_is_removed_by_the_next(recorded):
     os.chmod(stale_dir / "sub", 0o555)
     assert store.restore(KEY, b) is not None
     assert not leftovers(b)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"tree": {"../../escaped": "DIGEST"}},
+        {"tree": {}, "links": {"/abs": "x"}},
+        {"tree": {}, "dirs": ["a/../../b"]},
+    ],
+)
+def test_entry_names_leading_outside_are_refused_before_anything_is_made(tmp_path, entry):
+    store = CheckpointStore(tmp_path / "store")
+    (tmp_path / "src").write_text("x")
+    digest = store.put_file(tmp_path / "src")
+    entry = {k: ({r: digest for r in v} if k == "tree" else v) for k, v in entry.items()}
+    with pytest.raises(_materialise.UnsafeEntryError):
+        _materialise.build(entry, tmp_path / "stage", store.copy_out)
+    assert not (tmp_path / "stage").exists() and not (tmp_path.parent / "escaped").exists()
+
+
+def test_modes_never_reach_through_a_link(tmp_path):
+    """A mode named under a link (a crafted manifest) is not applied: nothing outside the
+    output changes."""
+    store = CheckpointStore(tmp_path / "store")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    os.chmod(outside, 0o600)
+    entry = {"tree": {}, "links": {"alias": str(outside)}, "modes": {"alias": 0o777}}
+    _materialise.build(entry, tmp_path / "stage", store.copy_out)
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o600
