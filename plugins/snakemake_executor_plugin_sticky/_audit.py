@@ -11,8 +11,9 @@ The executor then does not store the job (it runs every time), with a warning na
 paths.
 
 Not counted: a path the invocation creates and removes again (a scratch file, the temporary
-name of an atomic write), ``__pycache__`` (Python's own byte code), and, outside the working
-directory, the system temporary directory, ``/dev`` and ``/proc``, and a DISTEA trace folder.
+name of an atomic write), the folders of its outputs and logs (a restore makes them too), a
+``mkdir`` of a folder that exists, ``__pycache__`` (Python's own byte code), and, outside the
+working directory, the system temporary directory, ``/dev``, ``/proc`` and a DISTEA trace folder.
 Not seen: what subprocesses the script starts write, and writes through a file descriptor
 opened before the invocation (as for every job that does not run in a sticky worker, only
 declared outputs are restored then).
@@ -71,7 +72,7 @@ class WriteWatch:
         self.ignored_outside = [os.path.realpath(p) for p in ignored] + ignored
         self.seen: dict[str, bool] = {}  # path -> whether it existed before its first write
 
-    def note(self, path: Any) -> None:
+    def note(self, path: Any, event: str = "open") -> None:
         if isinstance(path, int):
             return  # a descriptor: its file was opened (and counted) before
         try:
@@ -79,6 +80,11 @@ class WriteWatch:
         except (TypeError, ValueError):
             return
         if name in self.seen or not self._undeclared(name):
+            return
+        if event == "os.mkdir" and (
+            os.path.isdir(name)  # already there: the mkdir changes nothing
+            or any(a.startswith(name + os.sep) for a in self.allowed)  # an output's folder
+        ):
             return
         self.seen[name] = os.path.lexists(name)
 
@@ -135,7 +141,7 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     try:
         for i in positions:
             if i < len(args):
-                watch.note(args[i])
+                watch.note(args[i], event)
     except Exception:  # never break the user's script
         pass
     finally:
