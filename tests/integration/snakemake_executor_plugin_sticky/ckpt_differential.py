@@ -147,10 +147,9 @@ def generate(rng: random.Random, n_subs: int, outside: Path, twins: bool = False
         for j in range(rng.randint(2, 4)):
             # Weights by cost: run: and shadow jobs each start a Snakemake process (about
             # a second or more), script: jobs a Python process; shell and sticky jobs are cheap.
-            weights = {"shell": 6, "sticky": 4, "script": 2, "dir": 2, "link": 2, "run": 0.6}
-            files = [p for p, k in produced if k not in ("dir",)]
-            if not files:
-                del weights["link"]
+            weights = {"shell": 6, "sticky": 4, "script": 2, "dir": 2, "link": 3, "run": 0.6}
+            # A link points to an earlier file output, or to the input file in the tree.
+            files = [p for p, k in produced if k not in ("dir",)] + [f"data/w{i}/in.txt"]
             kind = rng.choices(list(weights), weights=list(weights.values()))[0]
             node = Node(f"n{j}", kind, [], param=rng.randrange(3))
             if kind == "link":
@@ -225,7 +224,8 @@ def edit_one(rng: random.Random, spec: Spec, sub: Sub, allowed: tuple[str, ...])
                 sub.out(n)
                 for n in sub.nodes[:position]
                 if n.kind != "dir" and not n.temp and sub.out(n) != link.link_to
-            ]
+            ] + [f"data/{sub.prefix}/in.txt"]
+            files = [f for f in files if f != link.link_to]
             if not files:
                 continue
             link.link_to = rng.choice(files)
@@ -368,7 +368,7 @@ def _rule(sub: Sub, node: Node) -> str:
             cmd = f": comment {node.comment}; " + cmd
         lines += ["    shell:", f"        {cmd!r}"]
     elif node.kind == "link":
-        target = os.path.basename(node.link_to or "")
+        target = os.path.relpath(node.link_to or "", f"res/{sub.prefix}")
         cmd = f"ln -s {target} {{output}}"
         if node.comment or node.variant:
             cmd = f": comment {node.comment} {node.variant}; " + cmd
