@@ -461,8 +461,9 @@ def listing(path: Path) -> Any:
     if not os.path.lexists(path):
         return None
     info = path.lstat()
-    if stat.S_ISLNK(info.st_mode):
-        return ["link", os.readlink(path)]
+    if stat.S_ISLNK(info.st_mode):  # its target, and what a reader gets through it
+        led_to = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+        return ["link", os.readlink(path), led_to]
     mode = stat.S_IMODE(info.st_mode)
     if stat.S_ISDIR(info.st_mode):
         return ["dir", mode, {p.name: listing(p) for p in sorted(path.iterdir())}]
