@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from . import _materialise
 from ._records import (
     MalformedRecordError,
     ManifestRecord,
@@ -91,8 +92,9 @@ class CorruptObjectError(StoreError):
 class Manifest:
     """What one job produced: output path (relative to the working directory) -> entry.
 
-    An entry is ``{"file": digest}`` for a file or ``{"tree": {relpath: digest}}`` for a
-    ``directory()`` output."""
+    An entry is ``{"file": digest, "mode": bits}`` for a file, ``{"link": target}`` for a
+    symbolic link, or ``{"tree": {relpath: digest}, ...}`` for a ``directory()`` output (its
+    kinds: :mod:`ckptstore._materialise`)."""
 
     key: str
     outputs: dict[str, dict[str, Any]]
@@ -101,10 +103,7 @@ class Manifest:
     def digests(self) -> set[str]:
         found: set[str] = set()
         for entry in self.outputs.values():
-            if "file" in entry:
-                found.add(entry["file"])
-            elif "tree" in entry:
-                found.update(entry["tree"].values())
+            found |= _materialise.entry_digests(entry)
         return found
 
 
@@ -269,16 +268,7 @@ class CheckpointStore:
         workdir = Path(workdir)
         entries: dict[str, dict[str, Any]] = {}
         for name, path in outputs.items():
-            full = workdir / path
-            if full.is_dir():
-                tree = {
-                    str(p.relative_to(full)): self.put_file(p)
-                    for p in sorted(full.rglob("*"))
-                    if p.is_file()
-                }
-                entries[str(name)] = {"tree": tree}
-            else:
-                entries[str(name)] = {"file": self.put_file(full)}
+            entries[str(name)] = _materialise.snapshot(workdir / path, self.put_file)
         record = ManifestRecord(key, entries, dict(meta or {}))
         if self.signing_key is not None:
             record = ManifestRecord(key, entries, record.meta, sign(record, self.signing_key))
@@ -332,7 +322,9 @@ class CheckpointStore:
         allowed: Optional[set[str]] = None,
         required: "set[str] | frozenset[str]" = frozenset(),
     ) -> Optional[Manifest]:
-        """Put a key's outputs back into ``workdir``, all or nothing.
+        """Put a key's outputs back into ``workdir``, all or nothing, each as the kind it was
+        (file with its mode, directory with its empty subdirectories, links and modes,
+        symbolic link; see :mod:`ckptstore._materialise`).
 
         ``allowed`` are the names the manifest may hold (the job's declared outputs, logs and
         benchmarks, relative to ``workdir``) and ``required`` those it must hold (the declared
@@ -342,6 +334,7 @@ class CheckpointStore:
 
         Returns None if the key is unknown, malformed or an object is missing. Raises
         :class:`CorruptObjectError` if an object fails its hash check; nothing is placed then.
+        No staging leftover remains, whatever happens.
         """
         manifest = self.lookup(key)
         if manifest is None:
@@ -379,29 +372,20 @@ class CheckpointStore:
 
     def _place(self, manifest: Manifest, workdir: Path) -> None:
         """Materialise a validated manifest's outputs under ``workdir`` (names already
-        checked by :meth:`restore`)."""
+        checked by :meth:`restore`): each is staged beside its target, and all are renamed
+        into place only when every one is staged; no stage is left behind, whatever happens."""
         staged: list[tuple[Path, Path]] = []
         try:
             for name, entry in manifest.outputs.items():
                 target = workdir / name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                stage = target.with_name(f".{target.name}.ckpt-{secrets.token_hex(4)}")
-                if "file" in entry:
-                    self.copy_out(entry["file"], stage)
-                else:
-                    stage.mkdir()
-                    for rel, digest in entry["tree"].items():
-                        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                        self.copy_out(digest, stage / rel)
-                staged.append((stage, target))
-        except BaseException:
+                _materialise.clear_stale_stages(target)
+                staged.append((_materialise.stage_path(target), target))
+                _materialise.build(entry, staged[-1][0], self.copy_out)
+            _materialise.place(staged)  # every object checked: now place them
+        finally:
             for stage, _ in staged:
-                _remove(stage)
-            raise
-        for stage, target in staged:  # every object checked: now place them
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            os.replace(stage, target)
+                _materialise.remove(stage)
 
     # ---- what a job was last checkpointed as (to explain reruns) ------------------------------
 

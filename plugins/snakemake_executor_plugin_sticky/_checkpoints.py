@@ -35,7 +35,13 @@ from snakemake.exceptions import WorkflowError
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
 from ckptstore._records import SigningKeyError, load_signing_key, refusal
 
-from ._provenance import KeyComputer, Uncacheable, parse_site_roots, provenance_key, tree_digest
+from ._provenance import (
+    KeyComputer,
+    Uncacheable,
+    parse_site_roots,
+    planned_digest,
+    provenance_key,
+)
 
 
 @dataclass
@@ -180,10 +186,9 @@ class RunCheckpoints:
             return PlannedJob(job, False, ["stored objects are missing"])
         for name, entry in manifest.outputs.items():
             full = str(self.workdir / name)
-            if "file" in entry:
-                self.keys.digests.assume(full, entry["file"])
-            else:
-                self.keys.digests.assume(full, tree_digest(entry["tree"]))
+            digest = planned_digest(entry, full, self.keys.digests)
+            if digest is not None:
+                self.keys.digests.assume(full, digest)
         return PlannedJob(job, True, [f"checkpoint {key[:12]}"])
 
     # ---- when a job is about to run, and after it succeeded ---------------------------------
@@ -211,7 +216,7 @@ class RunCheckpoints:
         paths = [*map(str, job.output), *map(str, job.log)]
         if job.benchmark is not None:
             paths.append(str(job.benchmark))
-        outputs = {self.keys.path(p): p for p in paths if os.path.exists(p)}
+        outputs = {self.keys.path(p): p for p in paths if os.path.lexists(p)}
         task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
         staged = self._stage(outputs)
         if staged is None:  # a directory, or the store is on another file system
@@ -225,13 +230,29 @@ class RunCheckpoints:
             self._writer.start()
         self._queue.put(task)
 
+    def uncacheable(self, job: Any, undeclared: list[str]) -> None:
+        """A job that changed files it does not declare is not stored: a restore would put
+        back its outputs without those changes, unlike a rerun."""
+        if self._to_store.pop(job, None) is None:
+            return
+        shown = ", ".join(undeclared[:3]) + (
+            f" and {len(undeclared) - 3} more" if len(undeclared) > 3 else ""
+        )
+        self.logger.warning(
+            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) changed "
+            f"{shown}, outside its declared outputs, logs and benchmark: it is not stored "
+            "and runs every time (declare them as outputs or log: to make it restorable)"
+        )
+
     def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
         staging = self.store.root / "tmp" / f"stage-{os.getpid()}-{secrets.token_hex(6)}"
         staged: dict[str, Path] = {}
         try:
             staging.mkdir()
             for i, (name, path) in enumerate(outputs.items()):
-                if os.path.isdir(path):
+                if os.path.isdir(path) or os.path.islink(path):
+                    # A hard link would take a link's target, and cannot take a directory:
+                    # these are stored as they are, at once.
                     raise IsADirectoryError(path)
                 os.link(path, staging / str(i))
                 staged[name] = staging / str(i)
@@ -314,7 +335,7 @@ class RunCheckpoints:
             except CorruptObjectError as e:
                 self.logger.warning(f"checkpoints: {e}; rule {job.rule.name} runs instead")
                 manifest = None
-            except (StoreError, OSError) as e:
+            except (StoreError, OSError) as e:  # e.g. an output's folder cannot be written
                 self.logger.warning(
                     f"checkpoints: {e}; rule {job.rule.name} ({', '.join(map(str, job.output))}) "
                     "runs instead"

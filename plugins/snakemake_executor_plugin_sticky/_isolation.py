@@ -48,6 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from . import _audit
+
 ISOLATION_MODES = ("direct", "fork")
 
 _TIMERS = tuple(
@@ -90,6 +92,8 @@ class Outcome:
     cpu_seconds: list[float] = field(default_factory=list)
     max_rss_mb: Optional[float] = None
     warnings: list[str] = field(default_factory=list)
+    undeclared_writes: list[str] = field(default_factory=list)
+    """Paths the script changed outside its outputs and logs (see :mod:`._audit`)."""
 
 
 def imported_modules(source: str) -> frozenset[str]:
@@ -244,6 +248,18 @@ class Isolation:
     # ---- running the code ------------------------------------------------------------------
 
     def _execute(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
+        """Run the script (all its repeats), its writes outside its outputs and logs audited
+        (:mod:`._audit`). In fork mode this runs in the child, so the child's writes are the
+        ones seen, and they come back with the pickled :class:`Outcome`."""
+        _audit.start(os.getcwd(), script.snakemake)
+        try:
+            outcome = self._execute_unaudited(script, snapshot)
+        finally:
+            undeclared = _audit.stop()
+        outcome.undeclared_writes = undeclared
+        return outcome
+
+    def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
         seconds: list[float] = []
         cpu: list[float] = []
         try:

@@ -159,6 +159,8 @@ class InvocationDone:
     trace: Optional[TraceStamp] = None
     warnings: list[str] = field(default_factory=list)
     """What the invocation did that isolation could not fully undo, one line each."""
+    undeclared_writes: list[str] = field(default_factory=list)
+    """Paths the script changed outside its outputs and logs (see ``_audit``)."""
 
 
 @dataclass(frozen=True)

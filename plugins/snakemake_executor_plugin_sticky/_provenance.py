@@ -93,6 +93,52 @@ def tree_digest(entries: dict[str, str]) -> str:
     return "tree:" + _sha("\n".join(f"{rel}={d}" for rel, d in sorted(entries.items())))
 
 
+def entry_digest(entry: dict[str, Any]) -> Optional[str]:
+    """The digest :meth:`InputDigests.digest` will give an output once a manifest entry is
+    restored; None where only the disk can say (a link: its target's content)."""
+    if "file" in entry:
+        return str(entry["file"])
+    if "tree" not in entry or entry.get("links"):
+        return None
+    return tree_digest({**entry["tree"], **{f"{d}/": "dir" for d in entry.get("dirs", ())}})
+
+
+def planned_digest(entry: dict[str, Any], full: str, digests: "InputDigests") -> Optional[str]:
+    """The digest an output at ``full`` will have once ``entry`` is restored, for a plan
+    (nothing placed): :func:`entry_digest`, and for links the content they will lead to (on
+    disk, or assumed for an output the plan restores). None where only a restore can say (a
+    link to a missing file, or to a folder or link inside its own directory output)."""
+    digest = entry_digest(entry)
+    if digest is not None:
+        return digest
+    if "link" in entry:
+        try:
+            return digests.digest(_link_target(full, entry["link"]))
+        except OSError:
+            return None
+    tree, links = entry.get("tree", {}), entry.get("links", {})
+    entries = {**tree, **{f"{d}/": "dir" for d in entry.get("dirs", ())}}
+    root = os.path.abspath(full)
+    for rel, target in links.items():
+        where = _link_target(os.path.join(root, rel), target)
+        if where.startswith(root + os.sep):
+            inner = os.path.relpath(where, root)
+            if inner in links or inner in entry.get("dirs", ()):
+                return None
+            content = tree.get(inner, "dangling")
+        else:
+            try:
+                content = digests.digest(where)
+            except OSError:
+                content = "dangling"
+        entries[rel] = f"link:{target}:{content}"
+    return tree_digest(entries)
+
+
+def _link_target(link: str, target: str) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(link)), target))
+
+
 class InputDigests:
     """Content digests of input files, cached by (path, size, mtime) for the whole run.
 
@@ -111,11 +157,20 @@ class InputDigests:
         if assumed is not None:
             return assumed
         if os.path.isdir(path):
+            # Everything a restore puts back counts: files by content, every subdirectory
+            # (empty ones too), links by target (and the content they lead to).
             entries = {}
-            for root, _, files in os.walk(path):
-                for name in files:
+            for root, dirs, files in os.walk(path):
+                for name in dirs + files:
                     full = os.path.join(root, name)
-                    entries[os.path.relpath(full, path)] = self.digest(full)
+                    rel = os.path.relpath(full, path)
+                    if os.path.islink(full):
+                        content = self.digest(full) if os.path.exists(full) else "dangling"
+                        entries[rel] = f"link:{os.readlink(full)}:{content}"
+                    elif os.path.isdir(full):
+                        entries[rel + "/"] = "dir"
+                    else:
+                        entries[rel] = self.digest(full)
             return tree_digest(entries)
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)

@@ -310,6 +310,8 @@ class Executor(RealExecutor):
                 ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
         for note in done.warnings if done is not None else []:
             self.logger.warning(f"sticky: {_job_label(info.job)}: {note}")
+        if ok and done is not None and done.undeclared_writes and self._ckpt is not None:
+            self._ckpt.uncacheable(info.job, done.undeclared_writes)
         if ok:
             self.report_job_success(info)
         else:

@@ -229,7 +229,8 @@ class Worker:
         return entry
 
     def execute_script(self, inv: Invoke) -> InvocationDone:
-        """Run the job's script as a fresh ``script:`` process would (see :mod:`._isolation`)."""
+        """Run the job's script as a fresh ``script:`` process would (see :mod:`._isolation`;
+        its writes outside its outputs and logs are audited there, see :mod:`._audit`)."""
         try:
             code, imports = self.compiled(inv)
         except SyntaxError:
@@ -253,6 +254,7 @@ class Worker:
             out.cpu_seconds,
             out.max_rss_mb,
             warnings=out.warnings,
+            undeclared_writes=out.undeclared_writes,
         )
 
 

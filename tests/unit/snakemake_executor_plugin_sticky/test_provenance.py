@@ -1,13 +1,17 @@
 """What goes into a job's provenance key: config reads, directory digests, local imports."""
 
+import os
+
 import pytest
 
+from ckptstore import CheckpointStore
 from snakemake_executor_plugin_sticky._provenance import (
     InputDigests,
+    entry_digest,
     local_imports,
+    planned_digest,
     script_config_reads,
     shell_config_reads,
-    tree_digest,
 )
 
 
@@ -43,16 +47,64 @@ def test_shell_config_reads(shellcmd, expected):
 
 
 def test_directory_digest_matches_the_tree_digest_of_its_files(tmp_path):
-    """A plan assumes a restored directory's digest from its manifest (relative path ->
-    file digest); that must equal what hashing the directory on disk gives."""
+    """A plan assumes a restored directory's digest from its manifest entry; that must equal
+    what hashing the directory on disk gives (empty subdirectories included)."""
     folder = tmp_path / "d"
     (folder / "sub").mkdir(parents=True)
+    (folder / "empty").mkdir()
     (folder / "b.txt").write_text("b")
     (folder / "sub" / "a.txt").write_text("a")
-    digests = InputDigests()
-    files = {"b.txt": digests.digest(str(folder / "b.txt"))}
-    files["sub/a.txt"] = digests.digest(str(folder / "sub" / "a.txt"))
-    assert digests.digest(str(folder)) == tree_digest(files)
+    store = CheckpointStore(tmp_path / "store")
+    entry = store.record("a" * 64, {"d": "d"}, tmp_path).outputs["d"]
+    assert InputDigests().digest(str(folder)) == entry_digest(entry)
+
+
+def test_directory_digest_sees_empty_subdirectories_and_links(tmp_path):
+    """What a restore puts back is what the key of a consumer sees: an empty directory or a
+    link target that changes (all else equal) changes the digest."""
+    folder = tmp_path / "d"
+    (folder / "empty1").mkdir(parents=True)
+    (folder / "f").write_text("f")
+    (folder / "g").write_text("f")
+    os.symlink("f", folder / "alias")
+    seen = {InputDigests().digest(str(folder))}
+    (folder / "empty1").rename(folder / "empty2")
+    seen.add(InputDigests().digest(str(folder)))
+    (folder / "alias").unlink()
+    os.symlink("g", folder / "alias")
+    seen.add(InputDigests().digest(str(folder)))
+    assert len(seen) == 3
+
+
+def test_a_plan_knows_the_digest_of_restored_links_before_anything_is_placed(tmp_path):
+    """--sticky-checkpoints-plan: a consumer of a symbolic-link output (or of a directory
+    holding links) gets a key before the restore, the same one it gets after it; was "no
+    provenance key"."""
+    site_a = tmp_path / "a"
+    (site_a / "d" / "sub").mkdir(parents=True)
+    (site_a / "data.txt").write_text("data")
+    (site_a / "d" / "sub" / "f").write_text("f")
+    os.symlink("sub/f", site_a / "d" / "inner")
+    os.symlink("../data.txt", site_a / "d" / "outer")
+    os.symlink("data.txt", site_a / "latest")
+    store = CheckpointStore(tmp_path / "store")
+    store.record("b" * 64, {"latest": "latest", "d": "d", "data.txt": "data.txt"}, site_a)
+    manifest = store.lookup("b" * 64)
+    site_b = tmp_path / "b"
+    site_b.mkdir()
+    planned = InputDigests()
+    # The link target is itself restored by the plan: known only as an assumed digest.
+    planned.assume(str(site_b / "data.txt"), manifest.outputs["data.txt"]["file"])
+    before = {
+        name: planned_digest(entry, str(site_b / name), planned)
+        for name, entry in manifest.outputs.items()
+    }
+    assert None not in before.values()
+    store.restore("b" * 64, site_b)
+    after = {name: InputDigests().digest(str(site_b / name)) for name in manifest.outputs}
+    assert before == after
+    # A link whose target is neither on disk nor restored: only a restore can say.
+    assert planned_digest({"link": "gone.txt"}, str(tmp_path / "c" / "x"), InputDigests()) is None
 
 
 def test_assumed_digest_wins_over_the_file_on_disk(tmp_path):

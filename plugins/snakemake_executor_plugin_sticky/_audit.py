@@ -1,0 +1,166 @@
+"""Writes of a sticky invocation outside its declared outputs and logs (worker side).
+
+A checkpoint restores a job's declared outputs, logs and benchmark, nothing else: a job that
+also writes another file (a side file, a log it appends to, a file it deletes) would leave a
+restored site different from a rerun. In a sticky worker the job runs in a process this
+project controls, so such writes are seen, through :func:`sys.addaudithook`, while the
+invocation's script runs: ``open`` for writing (also ``os.open``), ``os.rename``/``replace``,
+``remove``/``unlink``, ``rmdir``, ``mkdir``, ``symlink``, ``link``, ``truncate``, ``chmod``,
+and ``shutil``'s ``copyfile``, ``copymode``, ``copystat``, ``copytree``, ``move``, ``rmtree``.
+The executor then does not store the job (it runs every time), with a warning naming the
+paths.
+
+Not counted: a path the invocation creates and removes again (a scratch file, the temporary
+name of an atomic write), the folders of its outputs and logs (a restore makes them too), a
+``mkdir`` of a folder that exists, ``__pycache__`` (Python's own byte code), and, outside the
+working directory, the system temporary directory, ``/dev``, ``/proc`` and a DISTEA trace folder.
+Not seen: what subprocesses the script starts write, and writes through a file descriptor
+opened before the invocation (as for every job that does not run in a sticky worker, only
+declared outputs are restored then).
+"""
+
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable
+from typing import Any, Optional
+
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+# event -> positions of the paths it changes
+_PATH_ARGS: dict[str, tuple[int, ...]] = {
+    "os.rename": (0, 1),
+    "os.replace": (0, 1),
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.mkdir": (0,),
+    "os.symlink": (1,),
+    "os.link": (1,),
+    "os.truncate": (0,),
+    "os.chmod": (0,),
+    "shutil.copyfile": (1,),
+    "shutil.copymode": (1,),
+    "shutil.copystat": (1,),
+    "shutil.copytree": (1,),
+    "shutil.move": (0, 1),
+    "shutil.rmtree": (0,),
+}
+# where a dir_fd argument sits (a path relative to a descriptor cannot be placed: counted)
+_DIR_FD_ARGS: dict[str, tuple[int, ...]] = {
+    "os.rename": (2, 3),
+    "os.replace": (2, 3),
+    "os.remove": (1,),
+    "os.rmdir": (1,),
+    "os.mkdir": (2,),
+    "os.symlink": (2,),
+    "os.link": (2, 3),
+    "os.chmod": (2,),
+    "shutil.rmtree": (1,),
+}
+
+
+class WriteWatch:
+    """Collects undeclared writes while one invocation runs (one at a time per worker)."""
+
+    def __init__(self, workdir: str, allowed: Iterable[str]) -> None:
+        self.workdir = os.path.abspath(workdir)
+        self.allowed = [os.path.abspath(p) for p in allowed]
+        ignored = [tempfile.gettempdir(), "/dev", "/proc"]
+        if os.environ.get("DISTEA_TRACE"):
+            ignored.append(os.environ["DISTEA_TRACE"])
+        self.ignored_outside = [os.path.realpath(p) for p in ignored] + ignored
+        self.seen: dict[str, bool] = {}  # path -> whether it existed before its first write
+
+    def note(self, path: Any, event: str = "open") -> None:
+        if isinstance(path, int):
+            return  # a descriptor: its file was opened (and counted) before
+        try:
+            name = os.path.abspath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return
+        if name in self.seen or not self._undeclared(name):
+            return
+        if event == "os.mkdir" and (
+            os.path.isdir(name)  # already there: the mkdir changes nothing
+            or any(a.startswith(name + os.sep) for a in self.allowed)  # an output's folder
+        ):
+            return
+        self.seen[name] = os.path.lexists(name)
+
+    def _undeclared(self, name: str) -> bool:
+        if "__pycache__" in name.split(os.sep):
+            return False
+        for allowed in self.allowed:
+            if name == allowed or name.startswith(allowed + os.sep):
+                return False
+        inside = name == self.workdir or name.startswith(self.workdir + os.sep)
+        if not inside:
+            for root in self.ignored_outside:
+                if name == root or name.startswith(root.rstrip(os.sep) + os.sep):
+                    return False
+        return True
+
+    def undeclared(self) -> list[str]:
+        """The undeclared paths the invocation changed: written and still there, or there
+        before it wrote or removed them; relative to the working directory where inside it."""
+        found = [p for p, existed in self.seen.items() if existed or os.path.lexists(p)]
+        return sorted(
+            os.path.relpath(p, self.workdir) if p.startswith(self.workdir + os.sep) else p
+            for p in found
+        )
+
+
+_current: Optional[WriteWatch] = None
+_busy = threading.local()
+_installed = False
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    watch = _current
+    if watch is None or getattr(_busy, "on", False):
+        return
+    if event == "open":
+        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        writes = bool(mode and any(c in str(mode) for c in "wax+")) or bool(
+            isinstance(flags, int) and flags & WRITE_FLAGS
+        )
+        if not writes:
+            return
+        positions: tuple[int, ...] = (0,)
+        args = (path,)
+    else:
+        found = _PATH_ARGS.get(event)
+        if found is None:
+            return
+        positions = found
+        if any(i < len(args) and args[i] not in (None, -1) for i in _DIR_FD_ARGS.get(event, ())):
+            watch.seen.setdefault(f"<relative to a directory descriptor: {args[0]!r}>", True)
+            return
+    _busy.on = True
+    try:
+        for i in positions:
+            if i < len(args):
+                watch.note(args[i], event)
+    except Exception:  # never break the user's script
+        pass
+    finally:
+        _busy.on = False
+
+
+def start(workdir: str, snakemake: Any) -> WriteWatch:
+    """Watch the writes of the invocation about to run (its outputs and logs are allowed)."""
+    global _current, _installed
+    if not _installed:
+        sys.addaudithook(_hook)  # for the worker's lifetime: audit hooks cannot be removed
+        _installed = True
+    allowed = [*map(str, snakemake.output), *map(str, snakemake.log)]
+    _current = WriteWatch(workdir, allowed)
+    return _current
+
+
+def stop() -> list[str]:
+    """Stop watching; the undeclared paths of the invocation that ran."""
+    global _current
+    watch, _current = _current, None
+    return watch.undeclared() if watch is not None else []
