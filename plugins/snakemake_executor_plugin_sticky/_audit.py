@@ -8,7 +8,9 @@ invocation's script runs: ``open`` for writing (also ``os.open``), ``os.rename``
 ``remove``/``unlink``, ``rmdir``, ``mkdir``, ``symlink``, ``link``, ``truncate``, ``chmod``,
 and ``shutil``'s ``copyfile``, ``copymode``, ``copystat``, ``copytree``, ``move``, ``rmtree``.
 The executor then does not store the job (it runs every time), with a warning naming the
-paths.
+paths. The watch wraps the script's execution inside the isolation
+(:meth:`._isolation.Isolation._execute`): in ``fork`` mode it runs in the forked child, whose
+writes come back with the child's pickled outcome.
 
 Not counted: a path the invocation creates and removes again (a scratch file, the temporary
 name of an atomic write), the folders of its outputs and logs (a restore makes them too), a
