@@ -855,6 +855,8 @@ class NameRecord:
         if not isinstance(data, dict):
             raise MalformedRecordError("not a JSON object")
         entry = check_entry(data["entry"], "entry")
+        if "link" in entry:  # names are bound to stored content only (see put_name)
+            raise MalformedRecordError("entry: a name is bound to a file or a directory")
         name, size, stored = data["name"], data["size"], data["stored"]
         if not isinstance(name, str) or not isinstance(size, int) or size < 0:
             raise MalformedRecordError("'name' or 'size' has the wrong type")

@@ -59,6 +59,17 @@ def test_a_damaged_name_record_counts_as_absent_and_is_set_aside(store, tmp_path
     assert not record_file.exists() and list(store.root.glob("corrupt/*"))
 
 
+def test_a_name_record_bound_to_a_link_entry_is_malformed(store, tmp_path):
+    """Manifest entries may be links (outputs restored as links); a name is bound to stored
+    content only, so such a name record is set aside, not a crash later (KeyError)."""
+    store.bind_name("a.txt", _file(tmp_path, "a.txt", "a"))
+    record_file = next(store.root.glob("names/*/*.json"))
+    data = json.loads(record_file.read_text())
+    record_file.write_text(json.dumps({**data, "entry": {"link": "/etc/passwd"}}))
+    assert store.resolve_name("a.txt") is None
+    assert not record_file.exists() and list(store.root.glob("corrupt/*"))
+
+
 def test_gc_keeps_objects_of_bound_names_and_frees_unbound_ones(store, tmp_path):
     kept = _file(tmp_path, "kept.txt", "bound content")
     dropped = _file(tmp_path, "dropped.txt", "unbound content")
