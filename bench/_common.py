@@ -13,6 +13,9 @@ from typing import Any, Optional
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 WORK = ROOT / "bench" / "work"
+# The import roots of this checkout's distributions (plugins/<distribution>/<package>).
+PLUGIN_ROOTS = [str(p.parent) for p in sorted((ROOT / "plugins").glob("*/pyproject.toml"))]
+PLUGINS_PATH = os.pathsep.join(PLUGIN_ROOTS)
 
 
 def fresh_copy(source: Path, target: Path) -> Path:

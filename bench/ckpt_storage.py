@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
-from _common import WORK, write_result  # noqa: E402
+from _common import PLUGIN_ROOTS, WORK, write_result  # noqa: E402
+
+sys.path[:0] = PLUGIN_ROOTS  # this checkout's code first
 
 from snakemake_storage_plugin_ckpt import StorageProvider, StorageProviderSettings  # noqa: E402
 

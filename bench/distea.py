@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
 
-from _common import RESULTS, ROOT, WORK, write_result  # noqa: E402
+from _common import PLUGIN_ROOTS, RESULTS, ROOT, WORK, write_result  # noqa: E402
+
+sys.path[:0] = PLUGIN_ROOTS  # this checkout's code first
 
 from distea import Change, build_order, impact, read_logs  # noqa: E402
 from distea._baselines import dag_descendants, import_closure, lamport_impact  # noqa: E402
@@ -188,7 +189,7 @@ QUICK_MUTANTS = [5, 17]
 
 
 def _env(workdir: Path, traces: Path, digests: bool) -> dict[str, str]:
-    paths = [str(ROOT / "plugins"), str(workdir)]
+    paths = [*PLUGIN_ROOTS, str(workdir)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "DISTEA_TRACE": str(traces)}
     env["PYTHONHASHSEED"] = "0"
     if digests:
@@ -584,7 +585,7 @@ def overhead(quick: bool) -> dict[str, Any]:
         wall: dict[str, list[float]] = {"plain": [], "traced": []}
         for rep in range(reps):
             for kind in ("plain", "traced") if rep % 2 == 0 else ("traced", "plain"):
-                env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join(PLUGIN_ROOTS)}
                 env.pop("DISTEA_TRACE", None)
                 if kind == "traced":
                     env["DISTEA_TRACE"] = str(folder / "traces")
@@ -719,7 +720,7 @@ def synthesize(folder: Path, events: int) -> int:
 
 ANALYSE = """
 import json, resource, sys, time
-sys.path.insert(0, {plugins!r})
+sys.path[:0] = {plugins!r}
 from distea import Change, build_order, impact, read_logs
 t0 = time.perf_counter()
 trace = read_logs({folder!r})
@@ -746,11 +747,11 @@ def scale(quick: bool) -> dict[str, Any]:
     folder = HERE / "synthetic"
     written = synthesize(folder, target)
     size_mb = sum(p.stat().st_size for p in folder.iterdir()) / 2**20
-    code = ANALYSE.format(plugins=str(ROOT / "plugins"), folder=str(folder))
+    code = ANALYSE.format(plugins=PLUGIN_ROOTS, folder=str(folder))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     result = json.loads(proc.stdout)
     probe = (
-        f"import sys; sys.path.insert(0, {str(ROOT / 'plugins')!r}); import resource, "
+        f"import sys; sys.path[:0] = {PLUGIN_ROOTS!r}; import resource, "
         "distea._order, distea._query; "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
     )

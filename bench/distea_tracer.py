@@ -13,7 +13,8 @@ tracer has to instrument functions that already exist) and runs ``import distea.
   the former ``wrap`` tracer did not see at all.
 
 Variants: untraced, the default tracer, ``settrace`` (sees every call, at 3.11's slow-path
-price), and with ``--baseline DIR`` the default tracer of another checkout's ``plugins/``
+price), and with ``--baseline DIR`` the default tracer of another checkout's
+``plugins/snakemake-logger-plugin-distea`` (or ``plugins/`` before the split)
 (e.g. ``main``'s ``wrap`` tracer). Measure: the child's CPU seconds (user+sys), which other
 load on a shared machine disturbs far less than wall time; runs interleaved (ABAB...), median.
 """
@@ -34,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, WORK, write_result  # noqa: E402
 
 HERE = WORK / "distea_tracer"
+# The import root of this checkout's distea (the distribution that holds it).
+DISTEA_ROOT = ROOT / "plugins" / "snakemake-logger-plugin-distea"
 
 MANDEL_HELPER = """
 def escape(re0, im0, limit):
@@ -125,9 +128,9 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
     HERE.mkdir(parents=True)
     reps = 3 if quick else 7
     variants: dict[str, tuple[Path, Optional[str]]] = {
-        "untraced": (ROOT / "plugins", None),
-        "default (instrument)": (ROOT / "plugins", ""),
-        "settrace": (ROOT / "plugins", "settrace"),
+        "untraced": (DISTEA_ROOT, None),
+        "default (instrument)": (DISTEA_ROOT, ""),
+        "settrace": (DISTEA_ROOT, "settrace"),
     }
     if baseline is not None:
         variants["baseline default"] = (baseline, "")

@@ -1,16 +1,16 @@
 """SHADHO vs hardware-oblivious scheduling vs plain TPE: a discrete-event simulation with real
 losses and measured costs, plus one real run of the hpo-digits workflow.
 
-Simulation (``shadho._simulate``): 4 fast workers (speed 4) and 16 slow ones (speed 1), searching
-the space of workflows/hpo-digits (read from its config) on scikit-learn's digits: four SVM
-kernels and the small torch CNN, one sub-space each. Losses and per-trial CPU costs are real: a
-pool of random configurations per sub-space is evaluated once by the workflow's own objective
-(``shadho.digits.evaluate``: 3-fold CV for an SVM, holdout accuracy after training for the
-CNN; one thread, ``time.process_time``; cached in bench/work/), and a proposal gets the loss and
-cost of the nearest evaluated configuration of its sub-space. Durations are simulated (cost /
-speed). Every strategy gets the same sub-spaces, trial budget, round size and seeds (paired).
-Two scenarios: ``full`` (SVMs and CNN, the workflow's space) and ``svm_only`` (the four kernels,
-the benchmark's earlier scope, kept so nothing is hidden).
+Simulation (``snakemake_shadho._simulate``): 4 fast workers (speed 4) and 16 slow ones (speed
+1), searching the space of workflows/hpo-digits (read from its config) on scikit-learn's digits:
+four SVM kernels and the small torch CNN, one sub-space each. Losses and per-trial CPU costs are
+real: a pool of random configurations per sub-space is evaluated once by the workflow's own
+objective (``snakemake_shadho.digits.evaluate``: 3-fold CV for an SVM, holdout accuracy after
+training for the CNN; one thread, ``time.process_time``; cached in bench/work/), and a proposal
+gets the loss and cost of the nearest evaluated configuration of its sub-space. Durations are
+simulated (cost / speed). Every strategy gets the same sub-spaces, trial budget, round size and
+seeds (paired). Two scenarios: ``full`` (SVMs and CNN, the workflow's space) and ``svm_only``
+(the four kernels, the benchmark's earlier scope, kept so nothing is hidden).
 
 Real run (``--real``): workflows/hpo-digits under ``--executor sticky`` with two local worker
 classes, fast (2 cpus) and slow (1 cpu), on this machine.
@@ -39,14 +39,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from _common import RESULTS, ROOT, WORK, fresh_copy, write_result  # noqa: E402
+from _common import PLUGIN_ROOTS, RESULTS, ROOT, WORK, fresh_copy, write_result  # noqa: E402
 
-import shadho  # noqa: E402
-from shadho import _simulate as sim  # noqa: E402
-from shadho import digits  # noqa: E402
+sys.path[:0] = PLUGIN_ROOTS  # this checkout's code first
+
+import snakemake_shadho as shadho  # noqa: E402
+from snakemake_shadho import _simulate as sim  # noqa: E402
+from snakemake_shadho import digits  # noqa: E402
 
 WORKFLOW_CONFIG = ROOT / "workflows" / "hpo-digits" / "config" / "config.yaml"
 HARDWARE = {"fast": {"count": 4, "speed": 4.0}, "slow": {"count": 16, "speed": 1.0}}
@@ -369,10 +370,6 @@ def plot(results: dict, target: float, path: Path, subspaces: str = "") -> None:
 def real_run() -> dict:
     """workflows/hpo-digits for real: sticky executor, classes fast (2 cpus) and slow (1)."""
     wd = fresh_copy(ROOT / "workflows" / "hpo-digits", WORK / "shadho-real")
-    snakefile = wd / "Snakefile"
-    snakefile.write_text(
-        snakefile.read_text().replace("../../rules/hpo.smk", str(ROOT / "rules" / "hpo.smk"))
-    )
     cmd = [
         sys.executable,
         "-m",
@@ -388,7 +385,7 @@ def real_run() -> dict:
         "greedy",
         "--nocolor",
     ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "plugins")}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(PLUGIN_ROOTS)}
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start

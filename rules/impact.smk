@@ -1,33 +1,3 @@
-# Impact report as a workflow step (DISTEA). Include it, then ask for impact/report.md:
-#
-#     include: "path/to/rules/impact.smk"
-#     snakemake impact/report.md --config distea_logs=traces \
-#         'distea_changes=["func:wflib.text.normalize","param:score.threshold"]'
-#
-# Config: distea_logs (folder of DISTEA logs; default .snakemake/distea), distea_changes
-# (list of KIND:NAME changes; required). Outputs: the Markdown report, its picture, and the
-# plain-text table. The logs are an input directory, so a newer trace re-runs the report.
-import shlex
-import sys
-
-DISTEA_LOGS = config.get("distea_logs", ".snakemake/distea")
-DISTEA_CHANGES = config.get("distea_changes", [])
-
-
-rule distea_impact:
-    input:
-        logs=DISTEA_LOGS,
-    output:
-        report="impact/report.md",
-        picture="impact/report.png",
-        table="impact/impact.txt",
-    params:
-        changes=lambda wildcards: " ".join(
-            f"--change {shlex.quote(str(c))}" for c in DISTEA_CHANGES
-        ),
-        python=shlex.quote(sys.executable),
-    log:
-        "impact/impact.log",
-    shell:
-        "{params.python} -m distea impact --logs {input.logs} {params.changes} "
-        "--report {output.report} > {output.table} 2> {log}"
+# From a checkout: this includes the rule module that ships in the ``distea`` package. From an
+# installed package, include it directly: ``from distea.rules import smk`` then ``include: smk("impact")``.
+include: "../plugins/snakemake-logger-plugin-distea/distea/rules/impact.smk"

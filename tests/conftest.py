@@ -1,5 +1,6 @@
 """Shared test helpers: real Snakemake runs in temporary copies of test workflows."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -9,11 +10,37 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 WORKFLOWS = Path(__file__).parent / "integration" / "workflows"
+REPO = Path(__file__).resolve().parents[1]
+# The import roots of this checkout's distributions (plugins/<distribution>/<package>), for
+# the PYTHONPATH of child processes that must import this checkout's code.
+PLUGIN_ROOTS = [str(p.parent) for p in sorted((REPO / "plugins").glob("*/pyproject.toml"))]
+PLUGINS_PATH = os.pathsep.join(PLUGIN_ROOTS)
+
+
+def bench_module(name: str) -> ModuleType:
+    """Import ``bench/NAME`` (a package or a module) without putting ``bench/`` on sys.path,
+    where ``bench/distea.py`` and ``bench/nbrewind.py`` would shadow the packages."""
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = REPO / "bench" / name
+    if folder.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(name, folder.with_suffix(".py"))
+    assert spec is not None and spec.loader is not None, f"no bench module {name}"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 # The test workflows' own files (Snakemake's upstream ones include a script named
 # test_explicit_import.py) are workflow inputs, not test modules.

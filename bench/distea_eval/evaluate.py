@@ -30,7 +30,9 @@ from typing import Any, Optional
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path.insert(0, str(ROOT / "plugins"))
+# This checkout's code first (the import roots of plugins/<distribution>/).
+PLUGIN_ROOTS = [str(p.parent) for p in sorted((ROOT / "plugins").glob("*/pyproject.toml"))]
+sys.path[:0] = PLUGIN_ROOTS
 
 from distea import Change, build_order, impact, read_logs  # noqa: E402
 from distea._baselines import dag_descendants  # noqa: E402
@@ -90,7 +92,7 @@ def mutants_of(subject: Subject) -> list[Mutant]:
 def _env(workdir: Path, traces: Path, digests: bool) -> dict[str, str]:
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "plugins"), str(workdir)]),
+        "PYTHONPATH": os.pathsep.join([*PLUGIN_ROOTS, str(workdir)]),
         "DISTEA_TRACE": str(traces),
         "PYTHONHASHSEED": "0",
     }

@@ -13,6 +13,6 @@ from stickyinvoc import template
     resources={"slurm_partition": "cpu", "cpus_per_task": 1, "mem_mb": 2000, "runtime": 60},
 )
 def digits():
-    from shadho.digits import load_data
+    from snakemake_shadho.digits import load_data
 
     return load_data()

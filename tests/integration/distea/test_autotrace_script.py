@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-PLUGINS = Path(__file__).resolve().parents[3] / "plugins"
+from tests.conftest import PLUGINS_PATH
 
 HEAD = "import distea.autotrace  # noqa\n"
 SCRIPTS = {
@@ -80,7 +80,7 @@ def _run(folder: Path, source: str, traced: bool) -> tuple[subprocess.CompletedP
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "main.py").write_text(source)
     traces = folder / "traces"
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PLUGINS)}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": PLUGINS_PATH}
     if traced:
         env["DISTEA_TRACE"] = str(traces)
     proc = subprocess.run(

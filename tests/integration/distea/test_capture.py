@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from distea import Change, analyse
+from tests.conftest import PLUGINS_PATH
 
 REPO = Path(__file__).resolve().parents[3]
 SUBJECT = REPO / "bench" / "distea_subject"
 
 
 def _env(workdir: Path, traces: Path) -> dict[str, str]:
-    paths = [str(REPO / "plugins"), str(workdir), os.environ.get("PYTHONPATH", "")]
+    paths = [PLUGINS_PATH, str(workdir), os.environ.get("PYTHONPATH", "")]
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in paths if p),

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from distea import read_logs
+from distea._query import PARAM_METHODS
+from tests.conftest import bench_module
+
 REPO = Path(__file__).resolve().parents[3]
-# Appended, not prepended: bench/nbrewind.py must never shadow the nbrewind package.
-sys.path.append(str(REPO / "bench"))
-
+bench_module("distea_eval")  # not via sys.path: bench/distea.py would shadow distea
 from distea_eval.evaluate import evaluate  # noqa: E402
-
-from distea import read_logs  # noqa: E402
-from distea._query import PARAM_METHODS  # noqa: E402
 
 # Nine real Snakemake runs in the shared fixture: about 1.5 min on a quiet 2-core machine.
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from distea import Change, analyse
+from tests.conftest import PLUGINS_PATH
 
 REPO = Path(__file__).resolve().parents[3]
 SUBJECT = Path(__file__).resolve().parent / "sensorqc"
@@ -31,7 +32,7 @@ ALL_JOBS = {*QC.values(), *DOWNSTREAM}
 def _snakemake(workdir: Path, mode: "str | None", traces: "Path | None", *extra: str) -> str:
     """Run Snakemake in ``workdir`` (traced into ``traces`` when given); return its output."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "plugins"), str(workdir)])
+    env["PYTHONPATH"] = os.pathsep.join([PLUGINS_PATH, str(workdir)])
     for name in ("DISTEA_TRACE", "DISTEA_TRACE_MODE", "DISTEA_DIGESTS", "DISTEA_TRACE_ROOT"):
         env.pop(name, None)
     cmd = [sys.executable, "-m", "snakemake", "--executor", "local", "-j", "2", "--nocolor"]

@@ -21,7 +21,10 @@ from nbrewind import KERNEL_NAMES
 from nbrewind._engine import NBRewindEngine
 from nbrewind._install import kernelspec_dirs
 
-PLUGINS = Path(__file__).resolve().parents[3] / "plugins"
+PLUGINS_PATH = os.pathsep.join(
+    str(p.parent)
+    for p in sorted(Path(__file__).resolve().parents[3].glob("plugins/*/pyproject.toml"))
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -40,7 +43,7 @@ def restore_environment() -> Iterator[None]:
 @pytest.fixture(scope="module", autouse=True)
 def nbrewind_kernels(restore_environment: None, tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PLUGINS), os.environ.get("PYTHONPATH")) if p
+        p for p in (PLUGINS_PATH, os.environ.get("PYTHONPATH")) if p
     )
     found = KernelSpecManager().find_kernel_specs()
     if not all(name in found for name in KERNEL_NAMES):

@@ -27,12 +27,6 @@ EXAMPLE = REPO / "workflows" / "notebook-stage"
 
 def _copy_example(target: Path) -> Path:
     shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns("results", ".snakemake"))
-    snakefile = target / "Snakefile"
-    snakefile.write_text(
-        snakefile.read_text().replace(
-            "../../rules/notebook.smk", str(REPO / "rules" / "notebook.smk")
-        )
-    )
     config = yaml.safe_load((target / "config" / "config.yaml").read_text())
     config["samples"] = ["a"]  # one job per run keeps the test short
     (target / "config" / "config.yaml").write_text(yaml.safe_dump(config))

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-import shadho
-from tests.conftest import BackgroundRun, snakemake_command
+import snakemake_shadho as shadho
+from tests.conftest import PLUGINS_PATH, BackgroundRun, snakemake_command
 
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).parents[3]
-ENV = {"PYTHONPATH": str(REPO / "plugins"), "OMP_NUM_THREADS": "1"}
+ENV = {"PYTHONPATH": PLUGINS_PATH, "OMP_NUM_THREADS": "1"}
 HARDWARE = {
     "fast": {
         "count": 1,
@@ -45,7 +45,7 @@ def tiny_config(rounds=2, trials=4, **extra):
     C = {"loguniform": [0.1, 100]}
     return {
         "hpo": {
-            "objective": "shadho.digits:evaluate",
+            "objective": "snakemake_shadho.digits:evaluate",
             "objective_args": {"folds": 2, "n_samples": 300},
             "sticky_template": "digits",
             "seed": 5,
@@ -70,7 +70,7 @@ def tiny_config(rounds=2, trials=4, **extra):
 
 @pytest.fixture
 def hpo_workflow(tmp_path):
-    """A copy of workflows/hpo-digits that includes this checkout's rules/hpo.smk."""
+    """A copy of workflows/hpo-digits (it includes the packaged hpo.smk: it runs anywhere)."""
 
     def make(config):
         target = tmp_path / "hpo-digits"
@@ -78,10 +78,6 @@ def hpo_workflow(tmp_path):
             REPO / "workflows" / "hpo-digits",
             target,
             ignore=shutil.ignore_patterns("results", ".snakemake"),
-        )
-        snakefile = target / "Snakefile"
-        snakefile.write_text(
-            snakefile.read_text().replace("../../rules/hpo.smk", str(REPO / "rules" / "hpo.smk"))
         )
         (target / "config" / "config.yaml").write_text(yaml.safe_dump(config))
         return target

@@ -3,8 +3,6 @@
 mutation operators of the benchmark (``bench/distea_eval/mutate.py``)."""
 
 import functools
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,9 +10,9 @@ from hypothesis import strategies as st
 
 from distea._static import load_workflow
 from distea.tracer import StateFingerprint
+from tests.conftest import bench_module
 
-# Appended, not prepended: bench/nbrewind.py must never shadow the nbrewind package.
-sys.path.append(str(Path(__file__).resolve().parents[3] / "bench"))
+bench_module("distea_eval")  # not via sys.path: bench/distea.py would shadow distea
 from distea_eval.mutate import OPERATORS, function_mutants  # noqa: E402
 
 MODULE = """

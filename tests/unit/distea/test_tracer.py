@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PLUGINS = Path(__file__).resolve().parents[3] / "plugins"
+PLUGINS = Path(__file__).resolve().parents[3] / "plugins" / "snakemake-logger-plugin-distea"
 
 PROGRAM = """
 import sys

@@ -8,8 +8,7 @@ from pathlib import Path
 from jupyter_client.kernelspec import KernelSpecManager
 
 from nbrewind import KERNEL_NAMES, install_kernels
-
-PLUGINS = str(Path(__file__).resolve().parents[3] / "plugins")
+from tests.conftest import PLUGINS_PATH
 
 
 def test_install_kernels_into_a_prefix_is_found_by_jupyter(tmp_path, monkeypatch):
@@ -30,7 +29,7 @@ def nbrewind(*args, cwd=None):
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={"PYTHONPATH": PLUGINS, "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": PLUGINS_PATH, "PATH": "/usr/bin:/bin"},
     )
 
 

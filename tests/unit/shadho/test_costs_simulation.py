@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from hyperopt import hp
 
-import shadho
-from shadho import HardwareClass, place_trials
-from shadho import _simulate as sim
-from shadho._costmodel import predict_costs
+import snakemake_shadho as shadho
+from snakemake_shadho import HardwareClass, place_trials
+from snakemake_shadho import _simulate as sim
+from snakemake_shadho._costmodel import predict_costs
 
 SPACE = {"C": hp.loguniform("C", 0.0, math.log(1000.0))}
 

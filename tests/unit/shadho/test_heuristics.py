@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hyperopt import hp
 
-import shadho
-from shadho import HardwareClass, SubspaceStats
+import snakemake_shadho as shadho
+from snakemake_shadho import HardwareClass, SubspaceStats
 
 
 def test_complexity_terms_by_domain_kind():

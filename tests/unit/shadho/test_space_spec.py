@@ -6,8 +6,8 @@ import doctest
 import pytest
 from hyperopt import hp
 
-import shadho
-from shadho import _complexity, _costmodel, _ranking, _space
+import snakemake_shadho as shadho
+from snakemake_shadho import _complexity, _costmodel, _ranking, _space
 
 SVM = {
     "model": {

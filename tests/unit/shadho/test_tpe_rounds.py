@@ -5,8 +5,8 @@ import math
 import pytest
 from hyperopt import hp
 
-import shadho
-from shadho import SubspaceOptimizer
+import snakemake_shadho as shadho
+from snakemake_shadho import SubspaceOptimizer
 
 SPACE = {
     "kernel": "rbf",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import shadho
-from shadho import digits
-from shadho.report import write_report
+import snakemake_shadho as shadho
+from snakemake_shadho import digits
+from snakemake_shadho.report import write_report
 
 PLUGINS = str(Path(shadho.__file__).parents[1])
 
@@ -56,18 +56,18 @@ def test_failing_objective_gives_a_fail_record_not_an_exception(small_digits):
 
 
 def test_load_objective_errors_say_what_to_write():
-    assert shadho.load_objective("shadho.digits:evaluate") is digits.evaluate
+    assert shadho.load_objective("snakemake_shadho.digits:evaluate") is digits.evaluate
     with pytest.raises(shadho.ShadhoError, match="module:function"):
-        shadho.load_objective("shadho.digits")
+        shadho.load_objective("snakemake_shadho.digits")
     with pytest.raises(shadho.ShadhoError, match="cannot import"):
         shadho.load_objective("no_such_module_xyz:f")
     with pytest.raises(shadho.ShadhoError, match="no function"):
-        shadho.load_objective("shadho.digits:nope")
+        shadho.load_objective("snakemake_shadho.digits:nope")
 
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "shadho", *args],
+        [sys.executable, "-m", "snakemake_shadho", *args],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import yaml
 
-import shadho
-import shadho.digits
+import snakemake_shadho as shadho
+import snakemake_shadho.digits
 
 WORKFLOW = Path(__file__).parents[3] / "workflows" / "hpo-digits"
 
@@ -29,7 +29,7 @@ def merged(*names):
 def test_local_config_is_a_valid_spec():
     spec = shadho.load_spec(merged("config.yaml")["hpo"])
     assert list(spec.subspaces) == ["svm_linear", "svm_rbf", "svm_sigmoid", "svm_poly", "cnn"]
-    assert spec.objective == "shadho.digits:evaluate" and spec.sticky_template == "digits"
+    assert spec.objective == "snakemake_shadho.digits:evaluate" and spec.sticky_template == "digits"
     assert shadho.load_objective(spec.objective) is shadho.digits.evaluate
 
 

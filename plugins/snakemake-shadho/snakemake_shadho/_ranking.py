@@ -56,7 +56,7 @@ the class's speed on it (``speed``, or its ``speed_by_subspace`` entry). This de
 trials each sub-space gets.
 
 Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
-(:mod:`shadho._costmodel`) and the trials are placed longest first (ties: the most constrained
+(:mod:`._costmodel`) and the trials are placed longest first (ties: the most constrained
 first), each on the worker slot (of a class serving its sub-space) where it would finish
 earliest, ties to the faster class: the LPT rule for machines of different speeds. Balancing
 predicted finish times is what shortens a round that ends with a barrier.

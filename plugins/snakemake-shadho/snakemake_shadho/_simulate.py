@@ -9,7 +9,7 @@ optimisers only then.
 
 Strategies, all with the same sub-spaces, trial budget and round size:
 
-- ``shadho``: :func:`shadho.plan_round` (ranking, class assignment, load-balanced split), then
+- ``shadho``: :func:`.plan_round` (ranking, class assignment, load-balanced split), then
   inside each class longest-predicted-trial-first onto the earliest-free worker;
 - ``agnostic``: the same per-sub-space TPE, sub-spaces drawn uniformly, each trial sent to a
   random class (weighted by worker count, as a random partition choice would) and run there on

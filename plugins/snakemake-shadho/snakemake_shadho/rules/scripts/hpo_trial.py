@@ -8,7 +8,7 @@ Under any other executor the state is built in this process from the workflow's
 
 import os
 
-import shadho
+import snakemake_shadho as shadho
 
 trial_name = snakemake.wildcards.trial
 plan = shadho.read_json(snakemake.input.plan)

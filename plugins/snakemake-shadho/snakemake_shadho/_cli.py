@@ -1,9 +1,9 @@
-"""``python -m shadho``: the steps of a round, for rules and for people.
+"""``python -m snakemake_shadho``: the steps of a round, for rules and for people.
 
-    python -m shadho validate SPEC                 check a spec (YAML/JSON; the hpo: entry)
-    python -m shadho plan SPEC --round R --out PLAN [--history H --previous-plan P]
-    python -m shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
-    python -m shadho report SPEC --history H --out REPORT.md PLAN.json ...
+    python -m snakemake_shadho validate SPEC    check a spec (YAML/JSON; the hpo: entry)
+    python -m snakemake_shadho plan SPEC --round R --out PLAN [--history H --previous-plan P]
+    python -m snakemake_shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
+    python -m snakemake_shadho report SPEC --history H --out REPORT.md PLAN.json ...
 
 SPEC is a YAML or JSON file holding the search's config (either the ``hpo:`` mapping itself
 or a config with an ``hpo:`` entry). User errors print one line naming the problem and exit 2.
@@ -64,7 +64,9 @@ def _validate(args: argparse.Namespace) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m shadho", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m snakemake_shadho", description=__doc__.split("\n")[0]
+    )
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="check a search spec")
     v.add_argument("spec")

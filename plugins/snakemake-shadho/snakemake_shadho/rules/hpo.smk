@@ -1,0 +1,151 @@
+# SHADHO hardware-aware hyperparameter search as rounds of Snakemake jobs.
+#
+# Include from a workflow whose config has an `hpo:` entry (see workflows/hpo-digits/):
+#
+#     configfile: "config/config.yaml"
+#     from snakemake_shadho.rules import smk
+#     include: smk("hpo")
+#     rule all:
+#         input: HPO_REPORT
+#
+# Round r (0 .. rounds-1):
+#   checkpoint hpo_plan   rounds/r/plan.json        rank sub-spaces, assign them to hardware
+#                                                  classes, ask each sub-space's TPE for trials
+#   rule hpo_trial        rounds/r/trials/CLASS/TRIAL.json   one job per trial, with CLASS's
+#                                                  resources (threads, slurm_partition, gres...)
+#   rule hpo_merge        rounds/r/history.jsonl   every record so far (input of round r+1)
+# then rule hpo_report    report/ (best.json, tables, plots, report.md).
+#
+# Everything is written atomically and every random choice is seeded from (seed, round,
+# sub-space), so an interrupted search resumes (`--rerun-incomplete`) without repeating or
+# losing a trial. The search settings are read from the config at run time, not stored in
+# the jobs' params: raising `rounds` extends a finished search instead of redoing it.
+import json
+import os
+import sys
+
+import snakemake_shadho as shadho
+from snakemake.exceptions import WorkflowError
+
+try:
+    HPO_SPEC = shadho.load_spec(config.get("hpo"), "hpo")
+except shadho.SpecError as e:
+    raise WorkflowError(str(e)) from None
+if not HPO_SPEC.objective:
+    raise WorkflowError(
+        "invalid search spec at 'hpo.objective': no objective is given. "
+        "Name it as module:function, e.g. objective: snakemake_shadho.digits:evaluate"
+    )
+
+HPO_DIR = config.get("hpo_dir", "results/hpo")
+# The spec as the bookkeeping steps (python -m snakemake_shadho) read it. Written when it changes, and
+# deliberately not a rule input: a larger budget extends the search instead of redoing it.
+HPO_SPEC_FILE = f"{HPO_DIR}/spec.json"
+_hpo_spec_json = json.loads(json.dumps(config["hpo"]))
+if not os.path.exists(HPO_SPEC_FILE) or shadho.read_json(HPO_SPEC_FILE) != _hpo_spec_json:
+    shadho.write_json(HPO_SPEC_FILE, _hpo_spec_json)
+HPO_PYTHON = sys.executable
+HPO_REPORT = f"{HPO_DIR}/report/report.md"
+HPO_LAST = HPO_SPEC.rounds - 1
+
+# Bookkeeping runs on the host running Snakemake, never as a cluster job.
+localrules: hpo_plan, hpo_merge, hpo_report
+
+
+wildcard_constraints:
+    round=r"\d+",
+    hw="|".join(HPO_SPEC.classes),
+    trial=r"[A-Za-z0-9_\-]+\.\d+",
+
+
+def _hpo_resource(key):
+    """A resource of the trial's hardware class (None where the class does not set it)."""
+    return lambda wildcards: HPO_SPEC.classes[wildcards.hw].resources().get(key)
+
+
+HPO_RESOURCE_KEYS = sorted({k for c in HPO_SPEC.classes.values() for k in c.resources()})
+HPO_TRIAL_RESOURCES = {key: _hpo_resource(key) for key in HPO_RESOURCE_KEYS}
+# hw_<class>=1 for the trial's own class only, 0 for the others: `--resources hw_fast=2`
+# then caps how many trials of class fast run at once.
+for _name in HPO_SPEC.classes:
+    HPO_TRIAL_RESOURCES[f"hw_{_name}"] = (lambda n: lambda w: int(w.hw == n))(_name)
+if HPO_SPEC.sticky_template:
+    # The trial runs as an invocation on a sticky worker that already holds the template.
+    HPO_TRIAL_RESOURCES["sticky"] = HPO_SPEC.sticky_template
+
+
+def _hpo_previous(wildcards):
+    r = int(wildcards.round)
+    if r == 0:
+        return []
+    return {
+        "history": f"{HPO_DIR}/rounds/{r - 1}/history.jsonl",
+        "plan": f"{HPO_DIR}/rounds/{r - 1}/plan.json",
+    }
+
+
+def _hpo_round_trials(wildcards):
+    plan = shadho.read_json(checkpoints.hpo_plan.get(round=wildcards.round).output[0])
+    return [
+        f"{HPO_DIR}/rounds/{wildcards.round}/trials/{t['hw_class']}/{t['trial']}.json"
+        for t in plan["trials"]
+    ]
+
+
+checkpoint hpo_plan:
+    input:
+        unpack(_hpo_previous),
+    output:
+        f"{HPO_DIR}/rounds/{{round}}/plan.json",
+    params:
+        previous=lambda w, input: (
+            f"--history {input.history} --previous-plan {input.plan}" if int(w.round) else ""
+        ),
+    shell:
+        "{HPO_PYTHON} -m snakemake_shadho plan {HPO_SPEC_FILE} --round {wildcards.round} "
+        "{params.previous} --out {output}"
+
+
+rule hpo_trial:
+    input:
+        plan=f"{HPO_DIR}/rounds/{{round}}/plan.json",
+    output:
+        f"{HPO_DIR}/rounds/{{round}}/trials/{{hw}}/{{trial}}.json",
+    threads: lambda wildcards: HPO_SPEC.classes[wildcards.hw].cpus
+    resources:
+        **HPO_TRIAL_RESOURCES,
+    params:
+        objective=HPO_SPEC.objective,
+        objective_args=HPO_SPEC.objective_args,
+        basedir=workflow.basedir,
+    script:
+        "scripts/hpo_trial.py"
+
+
+rule hpo_merge:
+    input:
+        unpack(_hpo_previous),
+        plan=f"{HPO_DIR}/rounds/{{round}}/plan.json",
+        trials=_hpo_round_trials,
+    output:
+        f"{HPO_DIR}/rounds/{{round}}/history.jsonl",
+    params:
+        previous=lambda w, input: f"--history {input.history}" if int(w.round) else "",
+    shell:
+        "{HPO_PYTHON} -m snakemake_shadho merge --plan {input.plan} {params.previous} --out {output} "
+        "{input.trials}"
+
+
+rule hpo_report:
+    input:
+        history=f"{HPO_DIR}/rounds/{HPO_LAST}/history.jsonl",
+        plans=[f"{HPO_DIR}/rounds/{r}/plan.json" for r in range(HPO_SPEC.rounds)],
+    output:
+        md=HPO_REPORT,
+        best=f"{HPO_DIR}/report/best.json",
+        subspaces=f"{HPO_DIR}/report/subspaces.csv",
+        classes=f"{HPO_DIR}/report/classes.csv",
+        plot=f"{HPO_DIR}/report/convergence.png",
+    shell:
+        "{HPO_PYTHON} -m snakemake_shadho report {HPO_SPEC_FILE} --history {input.history} "
+        "--out {output.md} {input.plans}"
