@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from snakemake.exceptions import CliException, WorkflowError
-from snakemake.executors.local import Executor as LocalExecutor
+from snakemake_interface_common.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
 from snakemake_interface_executor_plugins.executors.real import RealExecutor
 from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
@@ -24,6 +23,13 @@ from stickyinvoc._templates import TemplateError, read_declarations
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
+from ._snakemake_compat import (
+    CliException,
+    LocalExecutor,
+    check_snakemake,
+    new_source_cache,
+    prepare_job,
+)
 from .manager import Manager
 from .settings import ExecutorSettings, settings_problems
 from .slurm import PILOT_RESOURCES
@@ -38,6 +44,7 @@ class Executor(RealExecutor):
     """
 
     def __post_init__(self) -> None:
+        check_snakemake(self.workflow)
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         _check_settings(self.settings)
         self._local = LocalExecutor(self.workflow, self.logger)
@@ -84,7 +91,7 @@ class Executor(RealExecutor):
         if template is None:
             self._local.run_job(job)
             return
-        self.workflow.async_run(job.prepare())
+        prepare_job(self.workflow, job)
         invoke = self._invoke(job, template)
         info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
         self._jobs[invoke.invocation_id] = info
@@ -216,14 +223,11 @@ class Executor(RealExecutor):
             )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
-        from snakemake.script import Snakemake, get_snakemake_searchpaths, get_source
-        from snakemake.sourcecache import SourceCache
+        from ._snakemake_compat import Snakemake, get_snakemake_searchpaths, get_source
 
         self._check_rule(job.rule, template)
         self._check_partition(job.rule, template, job.resources)
-        sourcecache = SourceCache(
-            self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
-        )
+        sourcecache = new_source_cache(self.workflow)
         script = job.rule.script
         if isinstance(script, os.PathLike):  # script: Path("scripts/x.py"), as Snakemake allows
             script = os.fspath(script)
@@ -397,7 +401,7 @@ def _remove(path: str) -> None:
 
 
 def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
-    from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
+    from ._snakemake_compat import BenchmarkRecord, write_benchmark_records
 
     records = [
         BenchmarkRecord(
