@@ -22,11 +22,13 @@ from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
+from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
 from ._snakemake_compat import (
     CliException,
     LocalExecutor,
     check_snakemake,
+    needrun_jobs,
     new_source_cache,
     prepare_job,
 )
@@ -67,7 +69,9 @@ class Executor(RealExecutor):
         stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
         self.run_id = f"{stamp}-{secrets.token_hex(3)}"
         self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
+        self._progress: Optional[ProgressReporter] = None
         self._open_checkpoints()
+        self._announce()
 
     # ---- what Snakemake calls ---------------------------------------------------------------
 
@@ -100,13 +104,18 @@ class Executor(RealExecutor):
 
     def shutdown(self) -> None:
         self._local.shutdown()
+        if self._progress is not None:
+            self._progress.stop()
         if self._manager is not None:
             self._manager.shutdown()
             self._print_summary()
         self._close_checkpoints()
+        self._print_end_line()
 
     def cancel(self) -> None:
         self._local.cancel()
+        if self._progress is not None:
+            self._progress.stop()
         if self._manager is not None:
             self._manager.cancel()
         self._close_checkpoints()
@@ -299,6 +308,7 @@ class Executor(RealExecutor):
                     backend=self.settings.backend,
                     run_id=self.run_id,
                 )
+                self._progress = ProgressReporter(self._manager.metrics, self.logger.info).start()
             return self._manager
 
     def _on_done(
@@ -330,6 +340,37 @@ class Executor(RealExecutor):
             _remove(str(path))
         if info.job.benchmark is not None:
             _remove(str(info.job.benchmark))
+
+    def _announce(self) -> None:
+        """One line before the first job: what runs as invocations of which templates."""
+        templates, per_job = [], 0
+        for job in needrun_jobs(self.workflow):
+            value = _resource_value(job.rule.resources, STICKY_RESOURCE)
+            if value is _DEFERRED:
+                per_job += 1
+            else:
+                templates.append(value if isinstance(value, str) and value else None)
+        self.logger.info(
+            start_line(
+                templates,
+                per_job=per_job,
+                max_workers=self.settings.max_workers or int(self.cores or 1),
+                backend=self.settings.backend,
+                restored=self._ckpt.restored if self._ckpt is not None else None,
+            )
+        )
+
+    def _print_end_line(self) -> None:
+        """The run in one line, last, where the per-job output has not scrolled it away."""
+        records = self._manager.metrics.records() if self._manager is not None else []
+        ckpt = self._ckpt
+        self.logger.info(
+            end_line(
+                records,
+                restored=ckpt.restored if ckpt is not None else None,
+                stored=ckpt.stored if ckpt is not None else None,
+            )
+        )
 
     def _print_summary(self) -> None:
         assert self._manager is not None
