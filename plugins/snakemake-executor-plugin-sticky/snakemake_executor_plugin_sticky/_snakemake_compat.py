@@ -191,12 +191,14 @@ def needrun_jobs(workflow: Any) -> list[Any]:
 
 def toposorted(workflow: Any, jobs: set[Any]) -> Iterable[Iterable[Any]]:
     """``jobs`` in layers, each after everything it depends on."""
-    return workflow.dag.toposorted(jobs)
+    layers: Iterable[Iterable[Any]] = workflow.dag.toposorted(jobs)
+    return layers
 
 
 def dependencies(workflow: Any, job: Any) -> Iterable[Any]:
     """The jobs ``job`` takes input from."""
-    return workflow.dag.dependencies[job]
+    upstream: Iterable[Any] = workflow.dag.dependencies[job]
+    return upstream
 
 
 def is_forced(workflow: Any, job: Any) -> bool:
