@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from snakemake.exceptions import WorkflowError
+from snakemake_interface_common.exceptions import WorkflowError
 
 from ckptstore import CheckpointStore, CorruptObjectError, StoreError, explain_change
 from ckptstore._records import SigningKeyError, load_signing_key, refusal
 
+from . import _snakemake_compat as compat
 from ._provenance import (
     KeyComputer,
     Uncacheable,
@@ -115,41 +116,36 @@ class RunCheckpoints:
 
     def restore_ahead(self) -> int:
         """Restore every unchanged job whose upstream is settled; return how many."""
-        dag = self.workflow.dag
-        needrun = set(dag.needrun_jobs())
+        workflow = self.workflow
+        needrun = set(compat.needrun_jobs(workflow))
         done: set[Any] = set()
-        for layer in dag.toposorted(needrun):
+        for layer in compat.toposorted(workflow, needrun):
             for job in layer:
                 if not self._settled(job, needrun, done):
                     continue
                 self._decided.add(job)
                 if self._restore(job):
-                    self.workflow.async_run(self.workflow.persistence.finished(job))
+                    compat.mark_finished(workflow, job)
                     done.add(job)
         self._run.publish()  # a concurrent gc keeps what was just restored
         if done:
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
-            for job in needrun:
-                dag.reason(job).clear()
-            self.workflow.async_run(dag.postprocess(update_needrun=True))
-            for job in done:
-                self.workflow.async_run(dag.handle_temp(job))
+            compat.recompute_needrun(workflow, needrun, done)
             self.logger.info(
                 f"checkpoints: restored {len(done)} job(s) before scheduling "
-                f"({_count_rules(done)}); {sum(1 for _ in dag.needrun_jobs())} to run"
+                f"({_count_rules(done)}); {len(compat.needrun_jobs(workflow))} to run"
             )
-        if not any(dag.needrun_jobs()):
+        if not compat.needrun_jobs(workflow):
             self.close()  # Snakemake stops here: "Nothing to be done"
         return len(done)
 
     def plan(self) -> list[PlannedJob]:
         """What a run would do, job by job, without restoring or running anything."""
-        dag = self.workflow.dag
-        needrun = set(dag.needrun_jobs())
+        needrun = set(compat.needrun_jobs(self.workflow))
         would_restore: set[Any] = set()
         planned = []
-        for layer in dag.toposorted(needrun):
+        for layer in compat.toposorted(self.workflow, needrun):
             for job in sorted(layer, key=lambda j: (j.rule.name, str(j))):
                 item = self._plan_one(job, needrun, would_restore)
                 if item.restore:
@@ -158,12 +154,15 @@ class RunCheckpoints:
         return planned
 
     def _plan_one(self, job: Any, needrun: set[Any], would_restore: set[Any]) -> PlannedJob:
-        dag = self.workflow.dag
-        if dag.reason(job).forced:
+        if compat.is_forced(self.workflow, job):
             return PlannedJob(job, False, ["forced"])
         if not _eligible(job):
             return PlannedJob(job, False, ["not restorable (group, checkpoint, pipe or no output)"])
-        upstream = [d for d in dag.dependencies[job] if d in needrun and d not in would_restore]
+        upstream = [
+            d
+            for d in compat.dependencies(self.workflow, job)
+            if d in needrun and d not in would_restore
+        ]
         if upstream:
             names = sorted({d.rule.name for d in upstream})
             return PlannedJob(job, False, [f"upstream rule(s) run: {', '.join(names)}"])
@@ -300,11 +299,12 @@ class RunCheckpoints:
     def _settled(self, job: Any, needrun: set[Any], restored: set[Any]) -> bool:
         """Whether a job's inputs are final now: every upstream job that had to run was
         restored. Forced jobs (-R, -F) are never restored: the user asked for a rerun."""
-        dag = self.workflow.dag
         return (
             _eligible(job)
-            and not dag.reason(job).forced
-            and all(d not in needrun or d in restored for d in dag.dependencies[job])
+            and not compat.is_forced(self.workflow, job)
+            and all(
+                d not in needrun or d in restored for d in compat.dependencies(self.workflow, job)
+            )
         )
 
     def _key(self, job: Any) -> Optional[tuple[str, dict[str, str]]]:
@@ -328,7 +328,7 @@ class RunCheckpoints:
         if keyed is None:
             return False
         key, comps = keyed
-        if not self.workflow.dag.reason(job).forced:
+        if not compat.is_forced(self.workflow, job):
             allowed, required = self._declared(job)
             try:
                 manifest = self._run.restore(key, self.workdir, allowed, required)

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import _audit
+from ._snakemake_compat import loaded_shell, pip_deployments_path
 
 ISOLATION_MODES = ("direct", "fork")
 
@@ -177,7 +178,7 @@ class Isolation:
         cwd = os.getcwd()
         # A fresh `python script.py` starts with the interpreter's path (not this worker's cwd);
         # importing snakemake (the preamble does) appends its pip-deployments folder at the end.
-        self.pip_deployments = getattr(sys.modules.get("snakemake"), "PIP_DEPLOYMENTS_PATH", None)
+        self.pip_deployments = pip_deployments_path()
         self.base_path = [
             p for p in sys.path if p and os.path.abspath(p) != cwd and p != self.pip_deployments
         ]
@@ -188,7 +189,7 @@ class Isolation:
         """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
         searchpaths = script.searchpaths
         if searchpaths is None:
-            from snakemake.script import get_snakemake_searchpaths
+            from ._snakemake_compat import get_snakemake_searchpaths
 
             searchpaths = [*get_snakemake_searchpaths(), *filter(None, [script.scriptdir])]
         path = [os.path.join(script.workdir, ".snakemake", "scripts"), *self.base_path]
@@ -391,8 +392,8 @@ class ProcessSnapshot:
         if tempfile is not None:  # a fresh process has not cached a temporary folder yet
             self.tempdir = (tempfile, tempfile.tempdir)
             tempfile.tempdir = None
-        from snakemake.iocontainers import Snakemake
-        from snakemake.logging import logger
+        from ._snakemake_compat import IoSnakemake as Snakemake
+        from ._snakemake_compat import snakemake_logger as logger
 
         main = types.ModuleType("__main__")
         namespace = main.__dict__
@@ -669,8 +670,7 @@ def _restore_locale(saved: Optional[str]) -> None:
 
 
 def _shell_state() -> Optional[tuple[Any, ...]]:
-    shell_module = sys.modules.get("snakemake.shell")
-    shell = getattr(shell_module, "shell", None)
+    shell = loaded_shell()
     if shell is None:
         return None
     return (

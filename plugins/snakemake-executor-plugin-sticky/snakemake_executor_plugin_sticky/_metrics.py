@@ -3,7 +3,8 @@
 One JSON object per line in ``.snakemake/sticky/<run-id>/metrics.jsonl``; every record has
 ``event`` and ``t`` (seconds since the run's manager started). Events: ``worker_started``,
 ``worker_connected``, ``state_built`` (``seconds``: the template's build time on that worker),
-``state_failed``, ``invocation`` (``queued_s``, ``exec_s``, ``latency_s`` from submission to
+``state_failed``, ``state_building`` (a worker was sent an invocation whose template it must
+build first), ``invocation`` (``queued_s``, ``exec_s``, ``latency_s`` from submission to
 result, ``worker``), ``requeued``, ``worker_lost``, ``worker_ended`` (the job's own code ended
 the worker's process: ``fate`` succeed/fail, ``reason``), ``worker_stop``, ``worker_stopped``,
 ``connection_refused``.
@@ -35,6 +36,15 @@ class MetricsLog:
             if self._file is not None:
                 self._file.write(json.dumps(record) + "\n")
                 self._file.flush()
+
+    def elapsed(self) -> float:
+        """Seconds since the log started: the clock of the records' ``t``."""
+        return time.monotonic() - self._start
+
+    def records_since(self, index: int) -> list[dict[str, Any]]:
+        """The records written after the first ``index`` ones, in order."""
+        with self._lock:
+            return self._records[index:]
 
     def records(self, event: Optional[str] = None) -> list[dict[str, Any]]:
         with self._lock:

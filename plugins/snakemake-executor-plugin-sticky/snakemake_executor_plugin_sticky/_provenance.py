@@ -434,8 +434,7 @@ class KeyComputer:
     def _compute_code(
         self, job: Any, source_path: Any
     ) -> tuple[dict[str, str], Optional[set[str]]]:
-        from snakemake.script import get_source
-        from snakemake.sourcecache import SourceCache
+        from ._snakemake_compat import get_source, new_source_cache
 
         rule = job.rule
         comps: dict[str, str] = {}
@@ -446,9 +445,7 @@ class KeyComputer:
         elif getattr(rule, "run_func_src", None):
             comps["code:run"] = _sha(rule.run_func_src)  # run: code sees all of config
         if source_path:
-            cache = SourceCache(
-                self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
-            )
+            cache = new_source_cache(self.workflow)
             path, source, language, is_local, _ = get_source(
                 source_path, cache, rule.basedir, job.wildcards, job.params
             )

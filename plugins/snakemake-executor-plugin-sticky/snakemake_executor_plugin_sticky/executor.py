@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from snakemake.exceptions import CliException, WorkflowError
-from snakemake.executors.local import Executor as LocalExecutor
+from snakemake_interface_common.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
 from snakemake_interface_executor_plugins.executors.real import RealExecutor
 from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
@@ -23,7 +22,16 @@ from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
+from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
+from ._snakemake_compat import (
+    CliException,
+    LocalExecutor,
+    check_snakemake,
+    needrun_jobs,
+    new_source_cache,
+    prepare_job,
+)
 from .manager import Manager
 from .settings import ExecutorSettings, settings_problems
 from .slurm import PILOT_RESOURCES
@@ -38,6 +46,7 @@ class Executor(RealExecutor):
     """
 
     def __post_init__(self) -> None:
+        check_snakemake(self.workflow)
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         _check_settings(self.settings)
         self._local = LocalExecutor(self.workflow, self.logger)
@@ -60,7 +69,9 @@ class Executor(RealExecutor):
         stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
         self.run_id = f"{stamp}-{secrets.token_hex(3)}"
         self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
+        self._progress: Optional[ProgressReporter] = None
         self._open_checkpoints()
+        self._announce()
 
     # ---- what Snakemake calls ---------------------------------------------------------------
 
@@ -84,7 +95,7 @@ class Executor(RealExecutor):
         if template is None:
             self._local.run_job(job)
             return
-        self.workflow.async_run(job.prepare())
+        prepare_job(self.workflow, job)
         invoke = self._invoke(job, template)
         info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
         self._jobs[invoke.invocation_id] = info
@@ -93,13 +104,18 @@ class Executor(RealExecutor):
 
     def shutdown(self) -> None:
         self._local.shutdown()
+        if self._progress is not None:
+            self._progress.stop()
         if self._manager is not None:
             self._manager.shutdown()
             self._print_summary()
         self._close_checkpoints()
+        self._print_end_line()
 
     def cancel(self) -> None:
         self._local.cancel()
+        if self._progress is not None:
+            self._progress.stop()
         if self._manager is not None:
             self._manager.cancel()
         self._close_checkpoints()
@@ -216,14 +232,11 @@ class Executor(RealExecutor):
             )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
-        from snakemake.script import Snakemake, get_snakemake_searchpaths, get_source
-        from snakemake.sourcecache import SourceCache
+        from ._snakemake_compat import Snakemake, get_snakemake_searchpaths, get_source
 
         self._check_rule(job.rule, template)
         self._check_partition(job.rule, template, job.resources)
-        sourcecache = SourceCache(
-            self.workflow.sourcecache.cache_path, self.workflow.sourcecache.runtime_cache_path
-        )
+        sourcecache = new_source_cache(self.workflow)
         script = job.rule.script
         if isinstance(script, os.PathLike):  # script: Path("scripts/x.py"), as Snakemake allows
             script = os.fspath(script)
@@ -295,6 +308,7 @@ class Executor(RealExecutor):
                     backend=self.settings.backend,
                     run_id=self.run_id,
                 )
+                self._progress = ProgressReporter(self._manager.metrics, self.logger.info).start()
             return self._manager
 
     def _on_done(
@@ -326,6 +340,37 @@ class Executor(RealExecutor):
             _remove(str(path))
         if info.job.benchmark is not None:
             _remove(str(info.job.benchmark))
+
+    def _announce(self) -> None:
+        """One line before the first job: what runs as invocations of which templates."""
+        templates, per_job = [], 0
+        for job in needrun_jobs(self.workflow):
+            value = _resource_value(job.rule.resources, STICKY_RESOURCE)
+            if value is _DEFERRED:
+                per_job += 1
+            else:
+                templates.append(value if isinstance(value, str) and value else None)
+        self.logger.info(
+            start_line(
+                templates,
+                per_job=per_job,
+                max_workers=self.settings.max_workers or int(self.cores or 1),
+                backend=self.settings.backend,
+                restored=self._ckpt.restored if self._ckpt is not None else None,
+            )
+        )
+
+    def _print_end_line(self) -> None:
+        """The run in one line, last, where the per-job output has not scrolled it away."""
+        records = self._manager.metrics.records() if self._manager is not None else []
+        ckpt = self._ckpt
+        self.logger.info(
+            end_line(
+                records,
+                restored=ckpt.restored if ckpt is not None else None,
+                stored=ckpt.stored if ckpt is not None else None,
+            )
+        )
 
     def _print_summary(self) -> None:
         assert self._manager is not None
@@ -397,7 +442,7 @@ def _remove(path: str) -> None:
 
 
 def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
-    from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
+    from ._snakemake_compat import BenchmarkRecord, write_benchmark_records
 
     records = [
         BenchmarkRecord(

@@ -510,6 +510,12 @@ class Manager:
             elif isinstance(ins, sched.Dispatch):
                 entry = self.inflight[ins.invocation_id]
                 entry.dispatched_at, entry.worker_id = time.monotonic(), ins.worker_id
+                slot = self.scheduler.workers.get(ins.worker_id)
+                if slot is not None and entry.invoke.template not in slot.templates:
+                    # Progress lines (_progress.py) name the template being built.
+                    self.metrics.write(
+                        "state_building", worker=ins.worker_id, template=entry.invoke.template
+                    )
                 self._send(ins.worker_id, entry.invoke)
             elif isinstance(ins, sched.Requeue):
                 log.warning(

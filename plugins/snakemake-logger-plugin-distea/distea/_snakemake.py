@@ -18,12 +18,21 @@ Hooks, all guarded (a Snakemake without them is traced partially, with a one-lin
   generated function behind ``script:``/``shell:``, or ``run:`` with ``--executor local``
   threads) is a context feeding that job's *end*. (``run:`` jobs that the local executor
   spawns into a subprocess are not traced there: their code runs untraced.)
+
+This is DISTEA's one module that touches Snakemake's internals (a test scans the others).
+:data:`SUPPORTED` is the Snakemake range it was tested with: outside it, the Snakemake
+process is not traced, with one line saying so (installed version, range, fix), rather than
+hooked on guesses.
 """
 
 import functools
+import importlib.metadata
 import sys
 from collections.abc import Callable
 from typing import Any, Optional
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from . import tracer
 from ._schema import job_key
@@ -35,12 +44,46 @@ _JOB_METHODS = ("_expand_params",)
 _REQUIRED = ("snakemake.workflow/snakemake.jobs", "Job.__init__", "Job._expand_params")
 _JOB_PROPERTIES = ("resources", "log", "benchmark", "group", "conda_env_spec")
 
+SUPPORTED = ">=9.20,<10"
+"""The Snakemake versions whose process DISTEA traces (tested: 9.27.1)."""
+
+
+def support_problem(installed: Optional[str], supported: str = SUPPORTED) -> Optional[str]:
+    """One line saying why the Snakemake process is not traced; None when it is supported.
+
+    Pre-releases inside the range count as inside it; ``10.0.0a1`` is outside ``<10``."""
+    try:
+        inside = installed is not None and SpecifierSet(supported).contains(
+            Version(installed), prereleases=True
+        )
+    except (InvalidVersion, InvalidSpecifier):
+        inside = False
+    if inside:
+        return None
+    return (
+        f"distea: Snakemake {installed or '(not installed)'} is outside the supported "
+        f"{supported}; its own process is not traced (Snakefile-level code counts as never "
+        f"run): pip install 'snakemake{supported}'"
+    )
+
+
+def installed_version() -> Optional[str]:
+    """The installed Snakemake's version, from its distribution metadata."""
+    try:
+        return importlib.metadata.version("snakemake")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
 
 def trace_snakemake_process() -> Optional["tracer.ProcessTrace"]:
     """Start tracing this (Snakemake) process when ``$DISTEA_TRACE`` is set; idempotent."""
     trace = tracer.active()
     if trace is not None:
         return trace if trace.role == ROLE else None
+    problem = support_problem(installed_version())
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return None
     trace = tracer.start(ROLE, workflow_code_reads_only=True)
     if trace is None:
         return None

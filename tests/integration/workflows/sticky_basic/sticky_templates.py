@@ -17,7 +17,7 @@ def _record(kind: str) -> None:
 def counter():
     if os.environ.get("TEST_TEMPLATE_FAILS"):
         raise RuntimeError("the counter template cannot start: TEST_TEMPLATE_FAILS is set")
-    time.sleep(0.2)
+    time.sleep(float(os.environ.get("TEST_TEMPLATE_SECONDS", "0.2")))  # a slow build
     _record("builds")
     yield {"pid": os.getpid(), "factor": 10}
     _record("teardowns")

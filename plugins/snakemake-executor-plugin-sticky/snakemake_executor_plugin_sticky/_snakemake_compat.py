@@ -1,0 +1,228 @@
+"""The one module of this distribution that touches Snakemake's internals.
+
+Snakemake's plugin interfaces (``snakemake_interface_*``) do not cover everything the sticky
+executor needs to behave exactly like ``--executor local``: it embeds Snakemake's own local
+executor, builds a ``script:`` job's ``snakemake`` object and source the way the ``script:``
+preamble does, writes benchmark records in Snakemake's format, and (with
+``--sticky-checkpoints``) asks the DAG which jobs must run and tells it what was restored.
+Every such use goes through this module, so that a Snakemake release that moves one of them
+breaks here, with one clear line, and nowhere else.
+
+:data:`SUPPORTED` is the Snakemake range this was tested with. :func:`check_snakemake`
+(called when the executor starts) refuses any other version, and any missing internal, with
+one line naming the installed version, the range and the fix. Importing this module never
+fails: an internal that cannot be imported becomes a stand-in that raises that same line when
+used, so an unsupported Snakemake can still load the plugin registry (Snakemake imports every
+installed plugin on every command) and only ``--executor sticky`` refuses.
+
+``tests/unit/snakemake_executor_plugin_sticky/test_snakemake_compat.py`` holds the gate's
+tests and the scan that keeps every other module off Snakemake's internals.
+"""
+
+import importlib
+import importlib.metadata
+import sys
+from collections.abc import Iterable
+from typing import Any, Optional
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+from snakemake_interface_common.exceptions import WorkflowError
+
+SUPPORTED = ">=9.20,<10"
+"""The Snakemake versions the sticky executor supports (tested: 9.27.1)."""
+
+FIX = "pip install 'snakemake{range}'"
+
+# Name -> (module, attribute): the internals, imported on first use.
+_INTERNALS: dict[str, tuple[str, str]] = {
+    "CliException": ("snakemake.exceptions", "CliException"),
+    "LocalExecutor": ("snakemake.executors.local", "Executor"),
+    "Snakemake": ("snakemake.script", "Snakemake"),
+    "get_source": ("snakemake.script", "get_source"),
+    "get_snakemake_searchpaths": ("snakemake.script", "get_snakemake_searchpaths"),
+    "SourceCache": ("snakemake.sourcecache", "SourceCache"),
+    "BenchmarkRecord": ("snakemake.benchmark", "BenchmarkRecord"),
+    "write_benchmark_records": ("snakemake.benchmark", "write_benchmark_records"),
+    "IoSnakemake": ("snakemake.iocontainers", "Snakemake"),
+    "snakemake_logger": ("snakemake.logging", "logger"),
+}
+
+# The DAG methods --sticky-checkpoints calls (see the functions below).
+_DAG_METHODS = ("needrun_jobs", "toposorted", "reason", "postprocess", "handle_temp")
+
+
+class UnsupportedSnakemake(WorkflowError):
+    """The installed Snakemake is outside :data:`SUPPORTED` or lacks an internal used here."""
+
+
+# ---- the gate (pure) ----------------------------------------------------------------------
+
+
+def support_problem(
+    installed: Optional[str], supported: str = SUPPORTED, missing: Iterable[str] = ()
+) -> Optional[str]:
+    """One line saying why ``installed`` cannot run the sticky executor; None if it can.
+
+    Pre-releases inside the range count as inside it (a 9.x release candidate is 9.x); a
+    pre-release of the next major (``10.0.0a1``) is outside ``<10``."""
+    fix = FIX.format(range=supported)
+    if installed is None:
+        return f"the sticky executor needs Snakemake {supported}, which is not installed: {fix}"
+    try:
+        version = Version(installed)
+        inside = SpecifierSet(supported).contains(version, prereleases=True)
+    except (InvalidVersion, InvalidSpecifier):
+        inside = False
+    if not inside:
+        return (
+            f"the sticky executor supports Snakemake {supported}, but Snakemake {installed} is "
+            f"installed: {fix} (or a snakemake-executor-plugin-sticky release made for it)"
+        )
+    missing = sorted(missing)
+    if missing:
+        return (
+            f"Snakemake {installed} lacks {', '.join(missing)}, which the sticky executor uses: "
+            f"{fix}, a tested release (this one is inside the range but changed)"
+        )
+    return None
+
+
+def installed_version() -> Optional[str]:
+    """The installed Snakemake's version, from its distribution metadata."""
+    try:
+        return importlib.metadata.version("snakemake")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def check_snakemake(workflow: Any = None) -> None:
+    """Refuse to start outside :data:`SUPPORTED`, or if an internal used here is gone (those
+    imported, and the DAG methods of ``workflow``'s DAG when given).
+
+    Raised as ``CliException`` when Snakemake has it, which Snakemake prints as the one line
+    ``Error: <message>`` (a ``WorkflowError`` would add a traceback of this module)."""
+    missing = [".".join(_INTERNALS[name]) for name in _INTERNALS if _resolve(name) is None]
+    if workflow is not None:
+        missing += dag_missing(workflow)
+    problem = support_problem(installed_version(), SUPPORTED, missing)
+    if problem is None:
+        return
+    cli_exception = _resolve("CliException")
+    if cli_exception is not None:
+        raise cli_exception(problem)
+    raise UnsupportedSnakemake(problem)
+
+
+# ---- the internals, imported on first use ---------------------------------------------------
+
+
+_resolved: dict[str, Any] = {}
+
+
+def _resolve(name: str) -> Any:
+    """The internal ``name``, or None if this Snakemake has no such thing."""
+    if name not in _resolved:
+        module_name, attribute = _INTERNALS[name]
+        try:
+            _resolved[name] = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError):
+            _resolved[name] = None
+    return _resolved[name]
+
+
+class _Missing:
+    """Stands in for an internal this Snakemake lacks: using it raises the gate's line."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        module_name, attribute = _INTERNALS[self.name]
+        missing = [f"{module_name}.{attribute}"]
+        problem = support_problem(installed_version(), SUPPORTED, missing)
+        raise UnsupportedSnakemake(problem or f"{missing[0]} could not be imported")
+
+
+def __getattr__(name: str) -> Any:
+    """``from ._snakemake_compat import LocalExecutor`` and the other internals, lazily."""
+    if name not in _INTERNALS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = _resolve(name)
+    if value is None:
+        if name == "CliException":
+            return UnsupportedSnakemake  # still a WorkflowError: printed, just not as one line
+        return _Missing(name)
+    return value
+
+
+# ---- small helpers over internals -------------------------------------------------------
+
+
+def new_source_cache(workflow: Any) -> Any:
+    """A source cache like the one a ``script:`` job's preamble reads its script through."""
+    source_cache = __getattr__("SourceCache")
+    return source_cache(workflow.sourcecache.cache_path, workflow.sourcecache.runtime_cache_path)
+
+
+def prepare_job(workflow: Any, job: Any) -> None:
+    """What Snakemake does before a job runs (output folders, removal of stale outputs)."""
+    workflow.async_run(job.prepare())
+
+
+def pip_deployments_path() -> Optional[str]:
+    """The folder Snakemake appends to ``sys.path`` when imported (None if it has none, or if
+    Snakemake is not imported in this process)."""
+    return getattr(sys.modules.get("snakemake"), "PIP_DEPLOYMENTS_PATH", None)
+
+
+def loaded_shell() -> Any:
+    """``snakemake.shell.shell`` if a job's code imported it in this process, else None."""
+    return getattr(sys.modules.get("snakemake.shell"), "shell", None)
+
+
+# ---- the DAG, as --sticky-checkpoints uses it --------------------------------------------
+
+
+def needrun_jobs(workflow: Any) -> list[Any]:
+    """The jobs Snakemake currently wants to run."""
+    return list(workflow.dag.needrun_jobs())
+
+
+def toposorted(workflow: Any, jobs: set[Any]) -> Iterable[Iterable[Any]]:
+    """``jobs`` in layers, each after everything it depends on."""
+    layers: Iterable[Iterable[Any]] = workflow.dag.toposorted(jobs)
+    return layers
+
+
+def dependencies(workflow: Any, job: Any) -> Iterable[Any]:
+    """The jobs ``job`` takes input from."""
+    upstream: Iterable[Any] = workflow.dag.dependencies[job]
+    return upstream
+
+
+def is_forced(workflow: Any, job: Any) -> bool:
+    """Whether the user forced the job to run (``-R``, ``-F``, ``--forcerun``)."""
+    return bool(workflow.dag.reason(job).forced)
+
+
+def mark_finished(workflow: Any, job: Any) -> None:
+    """Write the job's Snakemake metadata as after a run (its outputs are in place)."""
+    workflow.async_run(workflow.persistence.finished(job))
+
+
+def recompute_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any]) -> None:
+    """After outputs were restored: forget why ``jobs`` had to run, let Snakemake decide again
+    with its own rules, and let it remove ``temp()`` inputs the ``restored`` jobs consumed."""
+    dag = workflow.dag
+    for job in jobs:
+        dag.reason(job).clear()
+    workflow.async_run(dag.postprocess(update_needrun=True))
+    for job in restored:
+        workflow.async_run(dag.handle_temp(job))
+
+
+def dag_missing(workflow: Any) -> list[str]:
+    """The DAG methods --sticky-checkpoints calls that this Snakemake's DAG lacks."""
+    dag = getattr(workflow, "dag", None)
+    return [f"DAG.{name}" for name in _DAG_METHODS if not hasattr(dag, name)]

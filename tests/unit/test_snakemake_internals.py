@@ -1,0 +1,228 @@
+"""Snakemake internals stay behind one adapter per distribution, with a supported-version gate.
+
+The gate's decisions are pure (a version string and a range in, one line or None out); the
+scan reads this checkout's plugin sources as syntax trees. Nothing here starts a process.
+"""
+
+import ast
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from snakemake.exceptions import CliException
+
+from distea import _snakemake as distea_adapter
+from snakemake_executor_plugin_sticky import _snakemake_compat as compat
+
+PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
+
+ADAPTERS = {
+    "snakemake-executor-plugin-sticky/snakemake_executor_plugin_sticky/_snakemake_compat.py",
+    "snakemake-logger-plugin-distea/distea/_snakemake.py",
+}
+"""The modules allowed to reach Snakemake's internals (one per distribution that needs any)."""
+
+INTERNAL_ATTRIBUTES = {"dag", "async_run", "sourcecache"}
+"""Workflow members outside Snakemake's plugin interfaces (the DAG, its event loop, its
+source cache): only the adapters may use them."""
+
+
+# ---- the sticky executor's gate ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["9.20.0", "9.27.1", "9.99.3", "9.30.0rc1"])
+def test_versions_inside_the_range_start(version):
+    """Every 9.x from 9.20 on passes, a 9.x release candidate too."""
+    assert compat.support_problem(version, ">=9.20,<10") is None
+
+
+@pytest.mark.parametrize("version", ["10.0.0", "10.0.0a1", "9.19.3", "8.30.0", "not-a-version"])
+def test_versions_outside_the_range_get_one_line_with_version_range_and_fix(version):
+    """The line names the installed version, the supported range and the pip command."""
+    line = compat.support_problem(version, ">=9.20,<10")
+    assert line is not None and "\n" not in line
+    assert f"Snakemake {version} is installed" in line
+    assert "supports Snakemake >=9.20,<10" in line
+    assert "pip install 'snakemake>=9.20,<10'" in line
+
+
+def test_no_snakemake_installed_is_named():
+    line = compat.support_problem(None, ">=9.20,<10")
+    assert line is not None and "not installed" in line and "pip install" in line
+
+
+def test_missing_internals_inside_the_range_are_named():
+    """A release inside the range that moved an internal is refused, naming what it lacks."""
+    line = compat.support_problem("9.40.0", ">=9.20,<10", ["snakemake.script.get_source"])
+    assert line is not None and "\n" not in line
+    assert "Snakemake 9.40.0 lacks snakemake.script.get_source" in line
+
+
+def test_the_installed_snakemake_is_supported():
+    """The tested installation passes the gate, DAG methods included."""
+    dag = SimpleNamespace(**{name: None for name in compat._DAG_METHODS})
+    compat.check_snakemake(SimpleNamespace(dag=dag))
+
+
+def test_the_gate_raises_the_one_line_cli_error(monkeypatch):
+    """Outside the range the executor refuses with a CliException (Snakemake prints it as
+    ``Error: <line>``, without a traceback)."""
+    monkeypatch.setattr(compat, "installed_version", lambda: "10.1.0")
+    with pytest.raises(CliException, match=r"Snakemake 10\.1\.0 is installed"):
+        compat.check_snakemake()
+
+
+def test_a_dag_without_a_method_is_refused():
+    dag = SimpleNamespace(needrun_jobs=None, toposorted=None, reason=None, postprocess=None)
+    with pytest.raises(CliException, match=r"lacks DAG\.handle_temp"):
+        compat.check_snakemake(SimpleNamespace(dag=dag))
+
+
+def test_a_missing_internal_is_a_stand_in_that_refuses_when_used(monkeypatch):
+    """Importing the adapter never fails (Snakemake imports every plugin on every command);
+    an internal this Snakemake lacks raises the gate's line when used, and the gate names it."""
+    monkeypatch.setitem(compat._INTERNALS, "LocalExecutor", ("snakemake.no_such_module", "X"))
+    monkeypatch.setattr(compat, "_resolved", {})
+    stand_in = compat.LocalExecutor
+    with pytest.raises(compat.UnsupportedSnakemake, match=r"lacks snakemake\.no_such_module\.X"):
+        stand_in(None, None)
+    with pytest.raises(CliException, match=r"lacks snakemake\.no_such_module\.X"):
+        compat.check_snakemake()
+
+
+def test_the_adapter_exports_the_real_internals():
+    from snakemake.executors.local import Executor
+    from snakemake.script import get_source
+
+    assert compat.LocalExecutor is Executor and compat.get_source is get_source
+    with pytest.raises(AttributeError):
+        compat.no_such_internal  # noqa: B018
+
+
+# ---- DISTEA's gate -----------------------------------------------------------------------
+
+
+def test_distea_traces_supported_versions_only():
+    assert distea_adapter.support_problem("9.27.1", ">=9.20,<10") is None
+    line = distea_adapter.support_problem("10.0.0", ">=9.20,<10")
+    assert line is not None and "\n" not in line
+    assert "Snakemake 10.0.0 is outside the supported >=9.20,<10" in line
+    assert "not traced" in line and "pip install 'snakemake>=9.20,<10'" in line
+    assert "(not installed)" in (distea_adapter.support_problem(None) or "")
+
+
+def test_distea_does_not_trace_an_unsupported_snakemake(monkeypatch, capsys):
+    """Outside the range nothing is hooked: one line on stderr, no trace started."""
+    monkeypatch.setattr(distea_adapter, "installed_version", lambda: "10.0.0")
+    monkeypatch.setattr(distea_adapter.tracer, "active", lambda: None)
+    started = []
+    monkeypatch.setattr(distea_adapter.tracer, "start", lambda *a, **k: started.append(a))
+    assert distea_adapter.trace_snakemake_process() is None
+    assert started == []
+    assert "Snakemake 10.0.0 is outside the supported" in capsys.readouterr().err
+
+
+# ---- the scan: no other module touches Snakemake's internals -----------------------------
+
+
+MODULE_LOOKUPS = {"get", "import_module", "find_spec", "__import__", "reload"}
+"""Calls that take a module's name (``sys.modules.get``, ``importlib.import_module``, ...)."""
+
+
+def _is_internal_module(name: str) -> bool:
+    return name == "snakemake" or name.startswith("snakemake.")
+
+
+def _module_name(node: ast.AST) -> str:
+    """A ``"snakemake.X"`` string constant's value, else "" (a logger's name is not a call
+    that looks a module up, so only the calls above and subscripts are read)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if node.value.startswith("snakemake.") else ""
+    return ""
+
+
+def _called_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def internal_uses(source: str) -> list[str]:
+    """Where ``source`` reaches Snakemake's internals: imports of ``snakemake``/``snakemake.*``
+    (not ``snakemake_interface_*``), ``"snakemake.X"`` module names handed to a call
+    (``sys.modules.get``, ``importlib.import_module``), and workflow internals by attribute."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if _is_internal_module(a.name)]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if _is_internal_module(node.module):
+                found.append(f"from {node.module} import ...")
+        elif isinstance(node, ast.Call) and _called_name(node) in MODULE_LOOKUPS:
+            found += [f"call with {name!r}" for name in map(_module_name, node.args) if name]
+        elif isinstance(node, ast.Subscript) and _module_name(node.slice):
+            found.append(f"subscript {_module_name(node.slice)!r}")
+        elif isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES:
+            found.append(f".{node.attr}")
+    return found
+
+
+def test_the_scan_sees_every_kind_of_use():
+    """The scan can fail: each way of reaching an internal is reported, interfaces are not."""
+    source = "\n".join(
+        [
+            "import snakemake.io",
+            "import snakemake",
+            "from snakemake.jobs import Job",
+            "from snakemake import shell",
+            "import sys, importlib",
+            "sys.modules.get('snakemake.shell')",
+            "importlib.import_module('snakemake.dag')",
+            "workflow.dag.needrun_jobs()",
+            "workflow.async_run(job.prepare())",
+            "from snakemake_interface_common.exceptions import WorkflowError",
+            "import snakemake_interface_executor_plugins",
+            "from .snakemake import x",
+            "sys.modules.get('snakemake')",
+            "sys.modules['snakemake.script']",
+            "logging.getLogger('snakemake.sticky')",
+        ]
+    )
+    assert sorted(internal_uses(source)) == sorted(
+        [
+            "import snakemake.io",
+            "import snakemake",
+            "from snakemake.jobs import ...",
+            "from snakemake import ...",
+            "call with 'snakemake.shell'",
+            "call with 'snakemake.dag'",
+            "subscript 'snakemake.script'",
+            ".dag",
+            ".async_run",
+        ]
+    )
+
+
+def test_only_the_adapters_touch_snakemake_internals():
+    """Every plugin module but the listed adapters uses Snakemake through its plugin
+    interfaces only. (Workflow scripts shipped as package data run as Snakemake jobs and
+    use the ``snakemake`` object they are given; they import nothing from Snakemake.)"""
+    offenders = {}
+    sources = sorted(PLUGINS.rglob("*.py"))
+    assert len(sources) > 50, "the scan found too few plugin modules: wrong folder?"
+    for path in sources:
+        relative = path.relative_to(PLUGINS).as_posix()
+        if relative in ADAPTERS:
+            continue
+        uses = internal_uses(path.read_text(encoding="utf-8"))
+        if uses:
+            offenders[relative] = uses
+    assert offenders == {}, (
+        "Snakemake internals outside the adapters; route them through "
+        f"{' or '.join(sorted(ADAPTERS))}: {offenders}"
+    )
+
+
+def test_the_adapters_exist_and_do_use_internals():
+    """The allow-list names real files that really need it (a stale entry would hide one)."""
+    for relative in ADAPTERS:
+        assert internal_uses((PLUGINS / relative).read_text(encoding="utf-8")), relative
