@@ -76,4 +76,5 @@ def test_check_names_a_stale_page(tmp_path, monkeypatch, capsys):
     assert gen_docs.main(["--check"]) == 0
     (tmp_path / "settings.md").write_text("old\n")
     assert gen_docs.main(["--check"]) == 1
-    assert "docs/settings.md is out of date: run python tools/gen_docs.py" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "docs/settings.md is out of date: run python tools/gen_docs.py" in err
