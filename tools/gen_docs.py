@@ -1,11 +1,12 @@
 """Generate the docs pages that must never go stale: settings and benchmark figures.
 
-    python tools/gen_docs.py           # rewrite docs/settings.md, benchmarks.md, changelog.md
+    python tools/gen_docs.py           # rewrite the generated pages
     python tools/gen_docs.py --check   # exit 1 (naming the files) if either is out of date
 
 docs/settings.md comes from the plugins' settings dataclasses (the same fields Snakemake turns
 into command-line flags), docs/benchmarks.md from bench/results/*.json, docs/changelog.md from
-CHANGELOG.md. All are committed, so
+CHANGELOG.md, and each plugins/<distribution>/README.md from that distribution's catalog pages
+(docs/intro.md, docs/further.md). All are committed, so
 the site builds without running this; tests/unit/docs/test_generated_docs.py fails when a
 committed page differs from what this script writes.
 """
@@ -271,13 +272,42 @@ PAGES = {
 }
 
 
+def distribution_readme(folder: Path) -> str:
+    """plugins/<distribution>/README.md (the distribution's long description): its title, then
+    its plugin catalog pages docs/intro.md and docs/further.md."""
+    return (
+        f"{GENERATED}\n\n# {folder.name}\n\n"
+        + (folder / "docs" / "intro.md").read_text()
+        + "\n"
+        + (folder / "docs" / "further.md").read_text()
+        + "\nLicense: MIT. Documentation of every capability: the repository's `docs/` site.\n"
+    )
+
+
+def outputs() -> dict[Path, str]:
+    """Every generated file, with the text it must hold."""
+    out = {DOCS / name: make() for name, make in PAGES.items()}
+    for folder in sorted((ROOT / "plugins").iterdir()):
+        if (folder / "pyproject.toml").exists():
+            out[folder / "README.md"] = distribution_readme(folder)
+    return out
+
+
 def stale_pages() -> list[str]:
-    """The generated pages whose committed text differs from what this script writes."""
+    """The generated files (relative to the repository) whose committed text differs from
+    what this script writes."""
     return [
-        name
-        for name, make in PAGES.items()
-        if not (DOCS / name).exists() or (DOCS / name).read_text() != make()
+        _rel(path)
+        for path, text in outputs().items()
+        if not path.exists() or path.read_text() != text
     ]
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,11 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = stale_pages()
         for name in stale:
-            print(f"docs/{name} is out of date: run python tools/gen_docs.py", file=sys.stderr)
+            print(f"{name} is out of date: run python tools/gen_docs.py", file=sys.stderr)
         return 1 if stale else 0
-    for name, make in PAGES.items():
-        (DOCS / name).write_text(make())
-        print(f"wrote docs/{name}")
+    for path, text in outputs().items():
+        path.write_text(text)
+        print(f"wrote {_rel(path)}")
     return 0
 
 

@@ -72,9 +72,32 @@ def test_benchmarks_page_summarises_long_lists_and_escapes_pipes():
 def test_check_names_a_stale_page(tmp_path, monkeypatch, capsys):
     for name, make in gen_docs.PAGES.items():
         (tmp_path / name).write_text(make())
+    (tmp_path / "CHANGELOG.md").write_text((REPO / "CHANGELOG.md").read_text())
+    for folder in (REPO / "plugins").iterdir():
+        if (folder / "pyproject.toml").exists():
+            (tmp_path / "plugins" / folder.name / "docs").mkdir(parents=True)
+            (tmp_path / "plugins" / folder.name / "pyproject.toml").touch()
+            for page in ("intro.md", "further.md"):
+                text = (folder / "docs" / page).read_text()
+                (tmp_path / "plugins" / folder.name / "docs" / page).write_text(text)
+            readme = gen_docs.distribution_readme(folder)
+            (tmp_path / "plugins" / folder.name / "README.md").write_text(readme)
     monkeypatch.setattr(gen_docs, "DOCS", tmp_path)
+    monkeypatch.setattr(gen_docs, "ROOT", tmp_path)
     assert gen_docs.main(["--check"]) == 0
     (tmp_path / "settings.md").write_text("old\n")
+    further = tmp_path / "plugins" / "nbrewind" / "docs" / "further.md"
+    further.write_text(further.read_text() + "\nA new paragraph.\n")
     assert gen_docs.main(["--check"]) == 1
     err = capsys.readouterr().err
-    assert "docs/settings.md is out of date: run python tools/gen_docs.py" in err
+    assert "settings.md is out of date: run python tools/gen_docs.py" in err
+    assert "plugins/nbrewind/README.md is out of date" in err
+
+
+def test_distribution_readmes_carry_their_catalog_pages():
+    for folder in (REPO / "plugins").iterdir():
+        if (folder / "pyproject.toml").exists():
+            readme = (folder / "README.md").read_text()
+            assert readme.startswith(gen_docs.GENERATED + f"\n\n# {folder.name}\n")
+            assert (folder / "docs" / "intro.md").read_text() in readme
+            assert (folder / "docs" / "further.md").read_text() in readme
