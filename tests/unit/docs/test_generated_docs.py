@@ -101,3 +101,30 @@ def test_distribution_readmes_carry_their_catalog_pages():
             assert readme.startswith(gen_docs.GENERATED + f"\n\n# {folder.name}\n")
             assert (folder / "docs" / "intro.md").read_text() in readme
             assert (folder / "docs" / "further.md").read_text() in readme
+
+
+def _headings(text: str) -> list[str]:
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize(
+    "folder",
+    sorted(p.parent for p in (REPO / "plugins").glob("*/pyproject.toml")),
+    ids=lambda p: p.name,
+)
+def test_catalog_pages_have_the_plugin_catalog_layout(folder):
+    """The Snakemake plugin catalog renders docs/intro.md under the plugin's name and
+    docs/further.md under its own section headings: intro is plain text, further's headings
+    start at level 3 (as in snakemake-executor-plugin-slurm's docs/)."""
+    intro = (folder / "docs" / "intro.md").read_text()
+    further = (folder / "docs" / "further.md").read_text()
+    assert intro.strip() and not _headings(intro)
+    headings = _headings(further)
+    assert headings and all(h.startswith("### ") or h.startswith("#### ") for h in headings)
+    assert "### Installation" in headings
