@@ -109,23 +109,22 @@ def venv(tmp_path_factory):
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     wheels = tmp / "wheels"
     for dist in DISTRIBUTIONS:
-        source = tmp / "src" / dist
         shutil.copytree(
             REPO / "plugins" / dist,
-            source,
+            tmp / "src" / dist,
             ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"),
         )
-        pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
-        _run([*pip, "--quiet", "-w", wheels, source], env)
+    pip = [sys.executable, "-m", "pip"]
+    build = [*pip, "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", wheels]
+    _run([*build, *(tmp / "src" / dist for dist in DISTRIBUTIONS)], env)
     built = sorted(p.name for p in wheels.glob("*.whl"))
     assert len(built) == len(DISTRIBUTIONS), built
     root = tmp / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", root], env)
-    python = root / "bin" / "python"
+    _run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", root], env)
     # --no-index: the dependencies between the five come from the wheels, the third-party
     # ones must already be there; pip refuses if a declared dependency is missing.
-    install = [python, "-m", "pip", "install", "--quiet", "--no-index", "--find-links", wheels]
-    _run([*install, *(wheels / name for name in built)], env)
+    install = [*pip, "--python", root / "bin" / "python", "install", "--quiet", "--no-index"]
+    _run([*install, "--find-links", wheels, *(wheels / name for name in built)], env)
     return root, env
 
 
