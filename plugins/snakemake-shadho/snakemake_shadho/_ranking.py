@@ -249,8 +249,10 @@ def assign_classes(
 def planck_weights(n: int, lam: float = 0.5) -> list[float]:
     """Normalised discrete Planck weights over n ranked positions.
 
-    >>> [round(w, 3) for w in planck_weights(4)]
-    [0.455, 0.276, 0.167, 0.102]
+    For example::
+
+        >>> [round(w, 3) for w in planck_weights(4)]
+        [0.455, 0.276, 0.167, 0.102]
     """
     raw = [math.exp(-lam * k) for k in range(n)]
     total = sum(raw)
