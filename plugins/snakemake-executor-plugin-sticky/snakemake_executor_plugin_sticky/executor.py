@@ -24,6 +24,7 @@ from stickyinvoc._templates import TemplateError, read_declarations
 from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
 from ._protocol import InvocationDone, Invoke
+from ._slurm_checks import check_before_submit, pilot_classes
 from .manager import Manager
 from .settings import ExecutorSettings, settings_problems
 from .slurm import PILOT_RESOURCES
@@ -53,6 +54,7 @@ class Executor(RealExecutor):
         self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
         self.isolation = {name: d.isolation for name, d in declarations.items()}
         self._check_rules()
+        self._check_pilots()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
         self._jobs: dict[int, SubmittedJobInfo] = {}
@@ -190,6 +192,26 @@ class Executor(RealExecutor):
                 "Python (.py); only Python scripts run in sticky workers."
             )
 
+    def _check_pilots(self) -> None:
+        """Slurm pilots: every class's sbatch options judged before any job runs (see
+        _slurm_checks); problems stop the run, one line each, nothing submitted."""
+        if self.settings.backend != "slurm":
+            return
+        uses = []
+        for rule in self.workflow.rules:
+            name = _resource_value(rule.resources, STICKY_RESOURCE)
+            if isinstance(name, str) and name in self.declared:
+                values = {k: _resource_value(rule.resources, k) for k in PILOT_RESOURCES}
+                own = {k: v for k, v in values.items() if v is not None and v is not _DEFERRED}
+                uses.append((rule.name, name, own))
+        result = check_before_submit(
+            pilot_classes(self.pilot_resources, uses, self.partitions), os.environ
+        )
+        for warning in result.warnings:
+            self.logger.warning(warning)
+        if result.problems:
+            raise WorkflowError(result.message())
+
     def pilot_resources_of(self, template: str, resources: Any) -> dict[str, Any]:
         """A job's pilot: its template's resources, overridden by the rule's own (constant)
         Slurm resources; a template restricted to partitions defaults to the first."""
@@ -294,6 +316,7 @@ class Executor(RealExecutor):
                     start_timeout=self.settings.pilot_start_timeout,
                     backend=self.settings.backend,
                     run_id=self.run_id,
+                    pilot_env_names=tuple(getattr(self.workflow, "envvars", None) or ()),
                 )
             return self._manager
 

@@ -104,6 +104,7 @@ class Manager:
         max_requeues: int = 3,
         backend: str = "local",
         run_id: str = "run",
+        pilot_env_names: tuple[str, ...] = (),
     ) -> None:
         self.run_dir = run_dir
         self.workdir = workdir
@@ -116,7 +117,9 @@ class Manager:
         self.launcher: Launcher
         self.backend = backend
         if backend == "slurm":
-            self.launcher = SlurmLauncher(run_dir, workdir, self.secret, run_id)
+            self.launcher = SlurmLauncher(
+                run_dir, workdir, self.secret, run_id, env_names=pilot_env_names
+            )
         elif backend == "local":
             self.launcher = LocalLauncher(run_dir, workdir, self.secret)
         else:
