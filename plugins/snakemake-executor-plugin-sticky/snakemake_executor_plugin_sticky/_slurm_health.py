@@ -19,7 +19,7 @@ from typing import Optional
 class SlurmWatch:
     squeue_deadline: float = 60.0
     """Seconds ``squeue`` may fail before the user is told."""
-    accounting_every: float = 30.0
+    accounting_every: float = 20.0
     """Seconds between two accounting probes."""
 
     def __post_init__(self) -> None:
