@@ -27,7 +27,7 @@ from ._protocol import InvocationDone, Invoke
 from ._slurm_checks import check_before_submit, pilot_classes
 from .manager import Manager
 from .settings import ExecutorSettings, settings_problems
-from .slurm import PILOT_RESOURCES
+from .slurm import PILOT_RESOURCES, SlurmError
 
 
 class Executor(RealExecutor):
@@ -204,9 +204,12 @@ class Executor(RealExecutor):
                 values = {k: _resource_value(rule.resources, k) for k in PILOT_RESOURCES}
                 own = {k: v for k, v in values.items() if v is not None and v is not _DEFERRED}
                 uses.append((rule.name, name, own))
-        result = check_before_submit(
-            pilot_classes(self.pilot_resources, uses, self.partitions), os.environ
-        )
+        try:
+            result = check_before_submit(
+                pilot_classes(self.pilot_resources, uses, self.partitions), os.environ
+            )
+        except SlurmError as e:  # no sbatch, or slurmctld not answering: no pilot could start
+            raise WorkflowError(f"sticky: cannot check the Slurm pilots' options: {e}") from None
         for warning in result.warnings:
             self.logger.warning(warning)
         if result.problems:

@@ -636,6 +636,8 @@ class Manager:
         self._cut_overdue_handshakes(float("inf"))
         self._wake()
         self._io_thread.join(timeout=5)
+        if self._io_thread.is_alive():
+            log.warning("sticky: the manager's I/O thread did not stop within 5 s; closing anyway")
         self._run_callbacks()
         with self._lock:
             for worker in self.workers.values():

@@ -59,7 +59,7 @@ def test_refused_pilot_options_stop_the_run_before_anything_is_submitted(workflo
     wd = workflow("sticky_basic")
     with_templates(
         wd,
-        '{"slurm_partition": "nosuch", "slurm_extra": "--frobnicate"}',
+        '{"slurm_partition": "nosuch"}',
         '{"slurm_partition": "gpu", "gres": "shard:1", "runtime": "1h"}',
     )
     snakefile = wd / "Snakefile"
@@ -70,7 +70,7 @@ def test_refused_pilot_options_stop_the_run_before_anything_is_submitted(workflo
         '    resources: sticky="counter", slurm_partition="cpu", constraint="nosuchfeature"\n'
         '\n\nuse rule invocation as extra with:\n    output: "extra/{i}.txt"\n'
         '    log: "logs/extra/{i}.log"\n    benchmark: "benchmarks/extra/{i}.tsv"\n'
-        '    resources: sticky="counter", slurm_partition="cpu"\n'
+        '    resources: sticky="counter", slurm_partition="cpu", slurm_extra="--frobnicate"\n'
     )
     run = run_snakemake(wd, *SLURM, "--config", "count=2", timeout=120)
     assert run.returncode != 0
@@ -91,7 +91,7 @@ def test_refused_pilot_options_stop_the_run_before_anything_is_submitted(workflo
         "sticky template 'counter' (pilots of rule extra): slurm_extra='--frobnicate': "
         "sbatch refuses it: "
     ) in out, out
-    assert "remove or correct --frobnicate" in out, out
+    assert "remove or correct --frobnicate (in the resources of rule extra" in out, out
     assert "Traceback" not in out, out
     assert not (wd / "out").exists() and not (wd / "shell.txt").exists()
     assert not (wd / ".snakemake" / "sticky").exists()  # no manager, no pilot ever submitted
