@@ -333,16 +333,21 @@ def cluster_problems(pilot: PilotClass, facts: ClusterFacts) -> list[Problem]:
 
 # ---- 3. Slurm's own verdict ------------------------------------------------------------------
 
-# (pattern in sbatch's refusal, the resource it concerns)
-_REFUSALS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"partition", re.I), "slurm_partition"),
-    (re.compile(r"account|association", re.I), "slurm_account"),
-    (re.compile(r"\bqos\b|quality of service", re.I), "qos"),
-    (re.compile(r"gres|generic resource|gpu", re.I), "gres"),
-    (re.compile(r"feature|constraint", re.I), "constraint"),
-    (re.compile(r"time limit", re.I), "runtime"),
-    (re.compile(r"memory", re.I), "mem_mb"),
-    (re.compile(r"processors|cpu count|cpus", re.I), "cpus_per_task"),
+# (pattern in sbatch's refusal, the resources it may concern, first match wins)
+_REFUSALS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(r"partition", re.I), ("slurm_partition",)),
+    (re.compile(r"account|association", re.I), ("slurm_account",)),
+    (re.compile(r"\bqos\b|quality of service", re.I), ("qos",)),
+    (re.compile(r"gres|generic resource|gpu", re.I), ("gres", "gpu", "gpu_model")),
+    (re.compile(r"feature|constraint", re.I), ("constraint",)),
+    (re.compile(r"time limit", re.I), ("runtime",)),
+    (re.compile(r"memory", re.I), ("mem_mb", "mem_mb_per_cpu")),
+    (re.compile(r"processors|cpu count|cpus", re.I), ("cpus_per_task",)),
+    # No node has that much of something: name every size the pilot asks for.
+    (
+        re.compile(r"node configuration is not available", re.I),
+        ("cpus_per_task", "mem_mb", "mem_mb_per_cpu", "gpu", "gres", "constraint"),
+    ),
 ]
 _UNRECOGNIZED = re.compile(r"(?:unrecognized|invalid|unknown) option[^'\"]*['\"]?([^'\"\s]+)", re.I)
 
@@ -363,19 +368,18 @@ def rejection_problem(pilot: PilotClass, options: list[str], message: str) -> Pr
             f"sbatch refuses it: {said}",
             f"remove or correct {m.group(1)} (in {pilot.source('slurm_extra')}; see sbatch --help)",
         )
-    for pattern, key in _REFUSALS:
+    for pattern, keys in _REFUSALS:
         if not pattern.search(said):
             continue
-        if key == "gres" and res.get("gpu") and not res.get("gres"):
-            key = "gpu"
-        if key == "mem_mb" and res.get("mem_mb_per_cpu") and not res.get("mem_mb"):
-            key = "mem_mb_per_cpu"
-        if res.get(key) not in (None, ""):
+        present = [k for k in keys if res.get(k) not in (None, "")]
+        if present:
+            named = ", ".join(f"{k}={res[k]!r}" for k in present)
+            where = "; ".join(sorted({pilot.source(k) for k in present}))
             return Problem(
                 pilot,
-                f"{key}={res[key]!r}",
+                named,
                 f"sbatch refuses it: {said}",
-                f"correct or remove {key} (in {pilot.source(key)})",
+                f"correct or remove {' or '.join(present)} (in {where})",
             )
     shown = " ".join(options) or "(no options: the cluster's defaults)"
     return Problem(

@@ -209,11 +209,12 @@ class Executor(RealExecutor):
                 pilot_classes(self.pilot_resources, uses, self.partitions), os.environ
             )
         except SlurmError as e:  # no sbatch, or slurmctld not answering: no pilot could start
-            raise WorkflowError(f"sticky: cannot check the Slurm pilots' options: {e}") from None
+            raise CliException(f"sticky: cannot check the Slurm pilots' options: {e}") from None
         for warning in result.warnings:
             self.logger.warning(warning)
         if result.problems:
-            raise WorkflowError(result.message())
+            # A CliException prints as its message alone (a WorkflowError adds our frames).
+            raise CliException(result.message())
 
     def pilot_resources_of(self, template: str, resources: Any) -> dict[str, Any]:
         """A job's pilot: its template's resources, overridden by the rule's own (constant)

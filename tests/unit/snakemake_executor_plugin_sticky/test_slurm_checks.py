@@ -151,9 +151,8 @@ def test_no_partition_and_no_default_partition():
             "constraint='a100'",
         ),
         (
-            "sbatch: error: Batch job submission failed: Requested node configuration is not "
-            "available: More processors requested than permitted",
-            "cpus_per_task=64",
+            "allocation failure: Requested node configuration is not available",
+            "cpus_per_task=64, constraint='a100'",
         ),
         (
             "sbatch: unrecognized option '--frobnicate'\nTry \"sbatch --help\" for more info",
@@ -175,6 +174,15 @@ def test_slurms_refusal_names_the_option_it_concerns(message, option):
     assert "sbatch refuses it: " in line and "Try" not in line, line
     if "unrecognized" in message:
         assert "remove or correct --frobnicate" in line, line
+
+
+def test_more_processors_than_permitted_is_about_cpus():
+    problem = rejection_problem(
+        pilot(cpus_per_task=64, mem_mb=10),
+        ["--cpus-per-task=64"],
+        "sbatch: error: More processors requested than permitted",
+    )
+    assert problem.option == "cpus_per_task=64"
 
 
 def test_gpu_refusal_is_about_gpu_when_no_gres_was_asked():
