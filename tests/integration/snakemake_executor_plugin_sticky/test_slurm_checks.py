@@ -212,7 +212,7 @@ def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake,
     wd = workflow("sticky_basic")
     with_templates(wd, '{"slurm_partition": "cpu", "runtime": 10}')
     bg = start_snakemake(
-        wd, *SLURM, "--config", "count=4", "sleep_on=[0,1,2,3]", "sleep_seconds=30", cores=2
+        wd, *SLURM, "--config", "count=4", "sleep_on=[0,1,2,3]", "sleep_seconds=20", cores=2
     )
     stopped_at = None
     try:
