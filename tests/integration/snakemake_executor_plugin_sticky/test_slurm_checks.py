@@ -9,6 +9,7 @@ accident on a cluster others use), and always restarts it."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import textwrap
 import time
@@ -214,16 +215,20 @@ def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake,
     bg = start_snakemake(
         wd, *SLURM, "--config", "count=4", "sleep_on=[0,1,2,3]", "sleep_seconds=20", cores=2
     )
-    stopped_at = None
     try:
-        poll(lambda: bg.events("worker_connected"), 120, "a pilot to connect")
-        subprocess.run(["mysqladmin", "shutdown"], check=True, timeout=60)
-        stopped_at = time.monotonic()
-        poll(lambda: slurm.accounting_error() is not None, 60, "sacct to fail with MariaDB down")
-        run = bg.finish(timeout=DOWN_AT_MOST - (time.monotonic() - stopped_at))
-        down_for = time.monotonic() - stopped_at
+        try:
+            poll(lambda: bg.events("worker_connected"), 300, "a pilot to connect")
+            subprocess.run(["mysqladmin", "shutdown"], check=True, timeout=60)
+            stopped_at = time.monotonic()
+            poll(lambda: slurm.accounting_error() is not None, 60, "sacct to fail, MariaDB down")
+            run = bg.finish(timeout=DOWN_AT_MOST - (time.monotonic() - stopped_at))
+            down_for = time.monotonic() - stopped_at
+        finally:
+            restart_accounting()
     finally:
-        restart_accounting()
+        if bg.proc.poll() is None:  # failed half-way: Ctrl-C, so that no pilot is left queued
+            bg.proc.send_signal(signal.SIGINT)
+            bg.proc.communicate(timeout=90)
     assert run.returncode == 0, run.output
     for i in range(4):
         assert run.read(f"out/{i}.txt") == f"{i} {i * 30}\n"
