@@ -205,6 +205,7 @@ def restart_accounting(timeout: float = 90.0) -> None:
     ),
     reason="stops the cluster's MariaDB: set STICKY_SLURM_FAULTS=1 (CI sets STICKY_REQUIRE_SLURM)",
 )
+@pytest.mark.timeout(660)
 def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake, poll):
     """MariaDB stops while pilots run invocations: sacct fails, the run still completes with
     every output, pilot states come from squeue/scontrol, and the user is told once."""
