@@ -80,6 +80,7 @@ def queued(workdir: Path) -> list[str]:
         capture_output=True,
         text=True,
         check=True,
+        timeout=30,
     ).stdout
     return out.split("\n")[:-1]
 
