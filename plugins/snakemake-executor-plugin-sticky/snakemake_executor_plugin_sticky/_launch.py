@@ -6,17 +6,24 @@ everywhere: ``python -m snakemake_executor_plugin_sticky.worker``, with the same
 """
 
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional
 
 from . import slurm
 from ._liveness import signal_name
+from ._pilot_env import pilot_environment
+from ._slurm_health import SlurmWatch
+
+log = logging.getLogger("snakemake.sticky")
 
 
 class LaunchError(Exception):
@@ -187,20 +194,36 @@ class SlurmLauncher(Launcher):
     """Workers as Slurm pilot jobs, all named ``sticky-<run id>`` so one query sees them all.
 
     The manager's address and the run secret reach pilots in a file readable by the submitting
-    user only (0600 in the run's folder); its path is passed in the job's environment.
+    user only (0600 in the run's folder); its path is passed in the job's environment, which is
+    the documented pilot environment (:mod:`._pilot_env`), plus ``env_names``.
+
+    Pilot states come from ``squeue``; a pilot that leaves squeue's view is looked up with
+    ``scontrol`` before it counts as gone. Neither needs Slurm's accounting database: when
+    ``sacct`` stops answering, pilots keep running and the user is told once (:class:`SlurmWatch`).
     """
 
     REFRESH_SECONDS = 1.0
     """At most one squeue per second, however often the manager asks."""
 
-    def __init__(self, run_dir: Path, workdir: Path, secret: bytes, run_id: str) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        workdir: Path,
+        secret: bytes,
+        run_id: str,
+        env_names: Iterable[str] = (),
+        watch: Optional[SlurmWatch] = None,
+    ) -> None:
         self.run_dir, self.workdir = run_dir, workdir
         self.job_name = f"sticky-{run_id}"
         self.secret = secret
         self.connection_file = run_dir / "connection"
+        self.env_names = tuple(env_names)
         self.states: dict[str, tuple[str, str]] = {}
         self.seen: set[str] = set()
         self._last_refresh = 0.0
+        self.watch = watch or SlurmWatch()
+        self._watch_lock = threading.Lock()
 
     def start(
         self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
@@ -209,6 +232,9 @@ class SlurmLauncher(Launcher):
             fd = os.open(self.connection_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 f.write(connection_info(connect, self.secret))
+        pilot_env = pilot_environment(
+            {**env, "STICKY_CONNECTION_FILE": str(self.connection_file)}, self.env_names
+        )
         try:
             options = slurm.sbatch_options(resources)
             job_id = slurm.submit(
@@ -217,7 +243,8 @@ class SlurmLauncher(Launcher):
                 workdir=str(self.workdir),
                 options=options,
                 command=worker_command(worker_id),
-                env={**env, "STICKY_CONNECTION_FILE": str(self.connection_file)},
+                env=pilot_env.submit_env,
+                export=pilot_env.export_option(),
             )
         except (ValueError, slurm.SlurmError) as e:
             raise LaunchError(str(e)) from None
@@ -228,11 +255,48 @@ class SlurmLauncher(Launcher):
         if not force and now - self._last_refresh < self.REFRESH_SECONDS:
             return
         self._last_refresh = now
+        self._probe_accounting(now)
         try:
-            self.states = slurm.job_states(self.job_name)
-        except slurm.SlurmError:
-            return  # keep the last view; a flaky squeue must not lose every pilot
-        self.seen.update(self.states)
+            states = slurm.job_states(self.job_name)
+        except slurm.SlurmError as e:
+            # Keep the last view; a flaky squeue must not lose every pilot.
+            self._tell(self.watch.squeue_failed(now, str(e)))
+            return
+        self._tell(self.watch.squeue_answered(), warning=False)
+        for job_id in self.seen - set(states):
+            old = self.states.get(job_id)
+            if old is None or slurm.pilot_state(old[0]) is slurm.PilotState.ENDED:
+                continue
+            # Left squeue's view while running or pending: ask slurmctld directly once.
+            try:
+                found = slurm.scontrol_state(job_id)
+            except slurm.SlurmError:
+                found = old  # unknown for now: as last seen, asked again next time
+            if found is not None:
+                states[job_id] = found
+        self.states = states
+        self.seen.update(states)
+
+    def _probe_accounting(self, now: float) -> None:
+        """Every ``watch.accounting_every`` seconds, ask sacct in the background whether
+        accounting answers (never blocking the manager)."""
+        with self._watch_lock:
+            if not self.watch.probe_due(now):
+                return
+        probe_id = next(iter(self.seen), "1")
+
+        def probe() -> None:
+            error = slurm.accounting_error(probe_id)
+            with self._watch_lock:
+                message = self.watch.probe_result(time.monotonic(), error)
+            self._tell(message, warning=error is not None)
+
+        threading.Thread(target=probe, name="sticky-sacct-probe", daemon=True).start()
+
+    @staticmethod
+    def _tell(message: Optional[str], warning: bool = True) -> None:
+        if message:
+            (log.warning if warning else log.info)(message)
 
     def close(self) -> None:
         try:

@@ -24,6 +24,7 @@ from ._checkpoints import RunCheckpoints, render_plan
 from ._metrics import MetricsLog, summarize
 from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
+from ._slurm_checks import check_before_submit, pilot_classes
 from ._snakemake_compat import (
     CliException,
     LocalExecutor,
@@ -34,7 +35,7 @@ from ._snakemake_compat import (
 )
 from .manager import Manager
 from .settings import ExecutorSettings, settings_problems
-from .slurm import PILOT_RESOURCES
+from .slurm import PILOT_RESOURCES, SlurmError
 
 
 class Executor(RealExecutor):
@@ -62,6 +63,7 @@ class Executor(RealExecutor):
         self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
         self.isolation = {name: d.isolation for name, d in declarations.items()}
         self._check_rules()
+        self._check_pilots()
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
         self._jobs: dict[int, SubmittedJobInfo] = {}
@@ -206,6 +208,30 @@ class Executor(RealExecutor):
                 "Python (.py); only Python scripts run in sticky workers."
             )
 
+    def _check_pilots(self) -> None:
+        """Slurm pilots: every class's sbatch options judged before any job runs (see
+        _slurm_checks); problems stop the run, one line each, nothing submitted."""
+        if self.settings.backend != "slurm":
+            return
+        uses = []
+        for rule in self.workflow.rules:
+            name = _resource_value(rule.resources, STICKY_RESOURCE)
+            if isinstance(name, str) and name in self.declared:
+                values = {k: _resource_value(rule.resources, k) for k in PILOT_RESOURCES}
+                own = {k: v for k, v in values.items() if v is not None and v is not _DEFERRED}
+                uses.append((rule.name, name, own))
+        try:
+            result = check_before_submit(
+                pilot_classes(self.pilot_resources, uses, self.partitions), os.environ
+            )
+        except SlurmError as e:  # no sbatch, or slurmctld not answering: no pilot could start
+            raise CliException(f"sticky: cannot check the Slurm pilots' options: {e}") from None
+        for warning in result.warnings:
+            self.logger.warning(warning)
+        if result.problems:
+            # A CliException prints as its message alone (a WorkflowError adds our frames).
+            raise CliException(result.message())
+
     def pilot_resources_of(self, template: str, resources: Any) -> dict[str, Any]:
         """A job's pilot: its template's resources, overridden by the rule's own (constant)
         Slurm resources; a template restricted to partitions defaults to the first."""
@@ -307,6 +333,7 @@ class Executor(RealExecutor):
                     start_timeout=self.settings.pilot_start_timeout,
                     backend=self.settings.backend,
                     run_id=self.run_id,
+                    pilot_env_names=tuple(getattr(self.workflow, "envvars", None) or ()),
                 )
                 self._progress = ProgressReporter(self._manager.metrics, self.logger.info).start()
             return self._manager

@@ -104,6 +104,7 @@ class Manager:
         max_requeues: int = 3,
         backend: str = "local",
         run_id: str = "run",
+        pilot_env_names: tuple[str, ...] = (),
     ) -> None:
         self.run_dir = run_dir
         self.workdir = workdir
@@ -116,7 +117,9 @@ class Manager:
         self.launcher: Launcher
         self.backend = backend
         if backend == "slurm":
-            self.launcher = SlurmLauncher(run_dir, workdir, self.secret, run_id)
+            self.launcher = SlurmLauncher(
+                run_dir, workdir, self.secret, run_id, env_names=pilot_env_names
+            )
         elif backend == "local":
             self.launcher = LocalLauncher(run_dir, workdir, self.secret)
         else:
@@ -639,6 +642,8 @@ class Manager:
         self._cut_overdue_handshakes(float("inf"))
         self._wake()
         self._io_thread.join(timeout=5)
+        if self._io_thread.is_alive():
+            log.warning("sticky: the manager's I/O thread did not stop within 5 s; closing anyway")
         self._run_callbacks()
         with self._lock:
             for worker in self.workers.values():

@@ -1,5 +1,6 @@
-"""Slurm for sticky pilots: the one seam through which ``sbatch``, ``squeue`` and ``scancel``
-run, the resource vocabulary turned into sbatch options, and a table of Slurm job states.
+"""Slurm for sticky pilots: the one seam through which ``sbatch``, ``squeue``, ``scontrol``,
+``sacct`` and ``scancel`` run, the resource vocabulary turned into sbatch options, and a table
+of Slurm job states.
 
 The resource names are those of ``snakemake-executor-plugin-slurm``, so a template's pilot is
 described like any Slurm job in a Snakemake workflow.
@@ -71,6 +72,23 @@ MANAGED_OPTIONS = (
     "--constraint",
     "-C",
     "--qos",
+    # As snakemake-executor-plugin-slurm forbids them: a pilot is one task on one node.
+    "--ntasks",
+    "-n",
+    "--nodes",
+    "-N",
+    "--clusters",
+    "-M",
+    "--comment",
+    "--workdir",
+    "--ntasks-per-gpu",
+    "--cpus-per-gpu",
+    "--gpus-per-node",
+    "--gpus-per-task",
+    # The pilot's environment is documented (see _pilot_env); these would replace it.
+    "--get-user-env",
+    "--export-file",
+    "--test-only",
 )
 
 
@@ -155,20 +173,79 @@ def submit(
     options: list[str],
     command: list[str],
     env: dict[str, str],
+    export: str = "--export=ALL",
 ) -> str:
-    """Submit a pilot; return its job id. The environment is exported to the job."""
+    """Submit a pilot; return its job id. sbatch runs with ``env``; ``export`` says which of
+    it reaches the job (see :mod:`._pilot_env`). Steps the job starts (``srun``) see all of the
+    job's environment again (``SLURM_EXPORT_ENV=ALL``), as in any batch job."""
     args = [
         "sbatch",
         "--parsable",
         f"--job-name={job_name}",
         f"--output={output}",
         f"--chdir={workdir}",
-        "--export=ALL",
+        export,
         *options,
         "--wrap",
-        "exec " + shlex.join(command),
+        "export SLURM_EXPORT_ENV=ALL; exec " + shlex.join(command),
     ]
     return run_slurm(args, timeout=60, env=env).strip().split(";")[0]
+
+
+def trial_submit(options: list[str], env: Optional[dict[str, str]] = None) -> Optional[str]:
+    """Slurm's verdict on a pilot's options without submitting anything (``sbatch
+    --test-only``): None if it would accept them, else what it said."""
+    args = ["sbatch", "--test-only", "--job-name=sticky-check", "--output=/dev/null"]
+    try:
+        run_slurm([*args, *options, "--wrap", "true"], timeout=30, env=env)
+    except SlurmError as e:
+        if "not found: the sticky Slurm backend" in str(e) or "did not answer" in str(e):
+            raise
+        return str(e).split(" failed: ", 1)[-1]
+    return None
+
+
+def partitions_output() -> str:
+    """``scontrol show partition -o``: one partition per line."""
+    return run_slurm(["scontrol", "show", "partition", "-o"], timeout=15)
+
+
+def config_output() -> str:
+    """``scontrol show config``."""
+    return run_slurm(["scontrol", "show", "config"], timeout=15)
+
+
+def scontrol_state(job_id: str) -> Optional[tuple[str, str]]:
+    """State and reason of a job from ``scontrol show job`` (slurmctld, no accounting); None
+    if slurmctld no longer knows it."""
+    try:
+        out = run_slurm(["scontrol", "show", "job", "-o", job_id], timeout=15)
+    except SlurmError as e:
+        if "invalid job id" in str(e).lower():
+            return None
+        raise
+    fields = dict(tok.split("=", 1) for tok in out.split() if "=" in tok)
+    return fields.get("JobState", ""), fields.get("Reason", "")
+
+
+def accounting_error(job_id: str = "1") -> Optional[str]:
+    """Whether Slurm accounting answers (``sacct``, served by slurmdbd from its database):
+    None if it does, else what went wrong, in a line."""
+    try:
+        proc = subprocess.run(
+            ["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "JobID"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except FileNotFoundError:
+        return "sacct not found"
+    except subprocess.TimeoutExpired:
+        return "sacct did not answer within 10 s"
+    err = proc.stderr.strip()
+    if proc.returncode != 0 or "error" in err.lower():
+        return "sacct: " + (err.splitlines()[-1] if err else f"exit status {proc.returncode}")
+    return None
 
 
 def job_states(job_name: str) -> dict[str, tuple[str, str]]:

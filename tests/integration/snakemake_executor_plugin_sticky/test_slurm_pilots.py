@@ -55,14 +55,20 @@ def pilots(workdir: Path, timeout: float = 30.0) -> dict[str, tuple[str, str]]:
             capture_output=True,
             text=True,
             check=True,
+            timeout=30,
         ).stdout
         jobs = {r[0]: (r[1], r[2]) for r in (line.split("|") for line in out.splitlines() if line)}
         final = all(
             state.split()[0] not in ("PENDING", "RUNNING", "COMPLETING")
             for _, state in jobs.values()
         )
-        if (len(jobs) == started and final) or time.monotonic() > deadline:
+        if len(jobs) == started and final:
             return jobs
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out after {timeout:g} s waiting for sacct to record the {started} "
+                f"pilots of run {run_dir.name} in a final state; it lists {jobs}"
+            )
         time.sleep(0.25)
 
 
@@ -74,6 +80,7 @@ def queued(workdir: Path) -> list[str]:
         capture_output=True,
         text=True,
         check=True,
+        timeout=30,
     ).stdout
     return out.split("\n")[:-1]
 
