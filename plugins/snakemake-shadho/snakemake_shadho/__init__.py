@@ -23,6 +23,7 @@ from ._ranking import (
     SubspaceStats,
     assign_blocks,
     assign_classes,
+    best_loss_spread,
     borda_order,
     borda_scores,
     incumbent,
@@ -32,9 +33,11 @@ from ._ranking import (
     split_round,
     subspace_stats,
 )
+from ._requirements import check_requirements, missing_requirements
 from ._rounds import compute_stats, merge_round, plan_round, trial_name
 from ._space import Exclusive, SubSpace, exclusive, space_from_config, split_space
 from ._spec import SearchSpec, load_spec, make_spec
+from ._speeds import SpeedEstimate, estimate_speeds, measured_classes, slower_than_declared
 from ._store import read_json, read_jsonl, write_json, write_jsonl, write_text_atomic
 from ._tpe import SubspaceOptimizer, Suggestion
 from ._trial import evaluate, load_objective
@@ -48,16 +51,20 @@ __all__ = [
     "StoreError",
     "SubSpace",
     "SubspaceOptimizer",
+    "SpeedEstimate",
     "SubspaceStats",
     "Suggestion",
     "assign_blocks",
     "assign_classes",
+    "best_loss_spread",
     "borda_order",
     "borda_scores",
     "by_speed",
+    "check_requirements",
     "compute_stats",
     "domain_term",
     "domain_terms",
+    "estimate_speeds",
     "evaluate",
     "exclusive",
     "incumbent",
@@ -65,7 +72,9 @@ __all__ = [
     "load_spec",
     "log_complexity",
     "make_spec",
+    "measured_classes",
     "merge_round",
+    "missing_requirements",
     "parse_hardware",
     "place_trials",
     "plan_round",
@@ -74,6 +83,7 @@ __all__ = [
     "rank_subspaces",
     "read_json",
     "read_jsonl",
+    "slower_than_declared",
     "space_from_config",
     "split_round",
     "split_space",
