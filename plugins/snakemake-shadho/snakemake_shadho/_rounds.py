@@ -24,7 +24,13 @@ from ._ranking import (
     subspace_stats,
 )
 from ._spec import SearchSpec
-from ._speeds import estimate_speeds, measured_classes, slower_than_declared, speeds_table
+from ._speeds import (
+    SpeedEstimate,
+    estimate_speeds,
+    measured_classes,
+    slower_than_declared,
+    speeds_table,
+)
 from ._tpe import SubspaceOptimizer
 
 CostPredictor = Callable[[str, Mapping[str, Any]], float]
@@ -72,6 +78,20 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
+def measure_speeds(
+    spec: SearchSpec, history: Sequence[Mapping[str, Any]]
+) -> dict[tuple[str, str], SpeedEstimate]:
+    """Every class's measured speed per sub-space (:mod:`._speeds`), the configurations'
+    unit-cube coordinates explaining cost differences within a sub-space."""
+    scales = {name: domain_scales(sub.space) for name, sub in spec.subspaces.items()}
+    return estimate_speeds(
+        spec.classes,
+        list(spec.subspaces),
+        history,
+        features=lambda r: coordinates(r.get("vals") or {}, scales[r["subspace"]]),
+    )
+
+
 def plan_round(
     spec: SearchSpec,
     round_index: int,
@@ -94,13 +114,7 @@ def plan_round(
     declared classes and the seed only; measured durations decide where each trial runs
     (``hw_class``), unless ``spec.duration_aware_split`` lets them decide the split too.
     """
-    scales = {name: domain_scales(sub.space) for name, sub in spec.subspaces.items()}
-    estimates = estimate_speeds(
-        spec.classes,
-        list(spec.subspaces),
-        history,
-        features=lambda r: coordinates(r.get("vals") or {}, scales[r["subspace"]]),
-    )
+    estimates = measure_speeds(spec, history)
     measured = measured_classes(spec.classes, estimates)
     stats = compute_stats(spec, history, measured)
     done = len(history)
