@@ -14,18 +14,23 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import ShadhoError, SpecError
-from ._requirements import check_requirements
-from ._rounds import merge_round, plan_round
-from ._spec import SearchSpec, load_spec
+from ._history import merge_round
 from ._store import read_json, read_jsonl, write_json, write_jsonl
 
+if TYPE_CHECKING:
+    from ._spec import SearchSpec
 
-def read_spec(path: str) -> SearchSpec:
+# Planning, validating and reporting import hyperopt (through the spec); merging does not.
+
+
+def read_spec(path: str) -> "SearchSpec":
     """Load and validate the spec in a YAML or JSON file."""
     import yaml
+
+    from ._spec import load_spec
 
     try:
         config: Any = yaml.safe_load(Path(path).read_text())
@@ -37,6 +42,9 @@ def read_spec(path: str) -> SearchSpec:
 
 
 def _plan(args: argparse.Namespace) -> None:
+    from ._requirements import check_requirements
+    from ._rounds import plan_round
+
     spec = read_spec(args.spec)
     if args.round == 0:
         check_requirements(spec)

@@ -15,6 +15,7 @@ import numpy as np
 from ._complexity import log_complexity
 from ._costmodel import coordinates, domain_scales, predict_costs
 from ._hardware import HardwareClass, by_speed
+from ._history import merge_round
 from ._ranking import (
     SubspaceStats,
     assign_classes,
@@ -32,6 +33,8 @@ from ._speeds import (
     speeds_table,
 )
 from ._tpe import SubspaceOptimizer
+
+__all__ = ["compute_stats", "measure_speeds", "merge_round", "plan_round", "trial_name"]
 
 CostPredictor = Callable[[str, Mapping[str, Any]], float]
 
@@ -214,29 +217,3 @@ def plan_round(
 
 def _tpe_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: record.get(k) for k in ("tid", "vals", "status", "loss")}
-
-
-def merge_round(
-    history: Sequence[Mapping[str, Any]],
-    plan: Mapping[str, Any],
-    results: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
-    """The history after a round: its records plus this round's, one per planned trial.
-
-    Raises ValueError if a planned trial has no result or a result was not planned: a round's
-    results must match its plan exactly.
-    """
-    by_name = {r["trial"]: dict(r) for r in results}
-    planned = {t["trial"] for t in plan["trials"]}
-    missing = planned - set(by_name)
-    extra = set(by_name) - planned
-    if missing or extra:
-        raise ValueError(
-            f"round {plan['round']}: results do not match the plan "
-            f"(missing {sorted(missing)}, unplanned {sorted(extra)})"
-        )
-    seen = {r["trial"] for r in history}
-    repeated = planned & seen
-    if repeated:
-        raise ValueError(f"round {plan['round']} repeats recorded trials {sorted(repeated)}")
-    return [*map(dict, history), *(by_name[t["trial"]] for t in plan["trials"])]
