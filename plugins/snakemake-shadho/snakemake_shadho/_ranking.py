@@ -230,6 +230,11 @@ def assign_blocks(n: int, m: int) -> list[list[int]]:
     return result
 
 
+SPECIALIST = 1.5
+"""How much faster than its overall speed a class must be on a sub-space to be that sub-space's
+specialist (measured speeds vary by sub-space by noise alone; a GPU on a CNN by 4 to 16x)."""
+
+
 def assign_classes(
     ranking: Sequence[str],
     classes: Sequence[HardwareClass],
@@ -239,9 +244,11 @@ def assign_classes(
     ``allowed[s]`` lists the classes that may run sub-space s.
 
     A sub-space left with no class by its restrictions goes to its allowed class nearest its
-    home; a class declared faster on a sub-space (``speed_by_subspace``) than every other
-    allowed class also serves it, wherever the sub-space ranks, so a GPU class always gets the
-    CNN; a class left with no sub-space takes those of the nearest class that it may run.
+    home; a *specialist* class, the fastest allowed class on a sub-space and at least
+    ``SPECIALIST`` times as fast there as its own overall speed (``speed_by_subspace``,
+    declared or measured), also serves it wherever the sub-space ranks, so a GPU class always
+    gets the CNN; a class left with no sub-space takes those of the nearest class that it may
+    run.
     """
     names = [c.name for c in classes]
     blocks = assign_blocks(len(ranking), len(classes))
@@ -254,8 +261,8 @@ def assign_classes(
         hosts = [c for c in classes if c.name in allowed[sub]]
         if hosts:
             fastest = max(hosts, key=lambda c: c.speed_of(sub))
-            declared = sub in dict(fastest.speed_by_subspace)
-            if declared and fastest.name not in ok:
+            special = fastest.speed_of(sub) >= SPECIALIST * fastest.speed
+            if special and fastest.name not in ok:
                 ok.append(fastest.name)
         for c in ok:
             serving[c].append(sub)

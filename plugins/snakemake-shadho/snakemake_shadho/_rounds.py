@@ -203,6 +203,7 @@ def plan_round(
         strict=True,
     ):
         trial["hw_class"] = cls
+    _calibrate(trials, serving, [*history, *pending], [c.name for c in placing])
     return {
         "round": round_index,
         "ranking": ranking,
@@ -213,6 +214,41 @@ def plan_round(
         "slower_than_declared": slower_than_declared(estimates, spec.classes),
         "trials": trials,
     }
+
+
+def _calibrate(
+    trials: list[dict[str, Any]],
+    serving: Mapping[str, Sequence[str]],
+    seen_records: Sequence[Mapping[str, Any]],
+    classes: Sequence[str],
+) -> None:
+    """Make every pair of classes that share a sub-space run it both, once: only such a bridge
+    makes their relative speed measurable (:mod:`._speeds`). If a pair has no sub-space run (or
+    pending) on both, the shortest trial of a shared sub-space this round moves to the class
+    missing it, provided the other class keeps one (or has run it before). Changes placement
+    only, never which trials are proposed."""
+    seen = {(r.get("hw_class"), r.get("subspace")) for r in seen_records}
+    for i, c in enumerate(classes):
+        for d in classes[i + 1 :]:
+            shared = [s for s in serving.get(c, []) if s in serving.get(d, [])]
+            here = seen | {(t["hw_class"], t["subspace"]) for t in trials}
+            if not shared or any((c, s) in here and (d, s) in here for s in shared):
+                continue
+            for s in shared:
+                mine = sorted(
+                    (t for t in trials if t["subspace"] == s),
+                    key=lambda t: (t["predicted_cost"], t["tid"]),
+                )
+                for lacking, other in ((c, d), (d, c)):
+                    if (lacking, s) in here:
+                        continue
+                    on_other = [t for t in mine if t["hw_class"] == other]
+                    if on_other and (len(on_other) > 1 or (other, s) in seen):
+                        on_other[0]["hw_class"] = lacking
+                        here.add((lacking, s))
+                        break
+                if (c, s) in here and (d, s) in here:
+                    break
 
 
 def _tpe_record(record: Mapping[str, Any]) -> dict[str, Any]:

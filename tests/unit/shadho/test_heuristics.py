@@ -310,3 +310,36 @@ def test_split_round_gives_fast_classes_trials_in_proportion_to_capacity():
     )
     counts = {c: sum(1 for k, _ in pairs if k == c) for c in ("fast", "slow")}
     assert counts == {"fast": 20, "slow": 20}
+
+
+def test_planned_serving_is_not_vacuous_for_two_classes_with_or_without_measurements():
+    """The plan's own serving (measured speeds: every class then has a speed on every
+    sub-space) keeps the two-class assignment informative: the fast class does not serve the
+    last-ranked sub-space, the slow one not the first."""
+    spec = shadho.load_spec(
+        {
+            "space": {
+                "m": {
+                    "exclusive": {
+                        n: {"x": {"uniform": [0, 1]}, "k": i}
+                        for i, n in enumerate(["a", "b", "c", "d"])
+                    }
+                }
+            },
+            "hardware": {"fast": {"speed": 2}, "slow": {"speed": 1}},
+            "trials_per_round": 8,
+        }
+    )
+    plan = shadho.plan_round(spec, 0, [])
+    history = shadho.merge_round(
+        [],
+        plan,
+        [
+            {**t, "status": "ok", "loss": 0.1, "duration_s": 1.0 + t["params"]["x"]}
+            for t in plan["trials"]
+        ],
+    )
+    for p in (plan, shadho.plan_round(spec, 1, history, plan["ranking"])):
+        order = p["ranking"]["order"]
+        assert order[-1] not in p["serving"]["fast"]
+        assert order[0] not in p["serving"]["slow"]

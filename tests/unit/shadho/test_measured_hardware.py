@@ -52,9 +52,9 @@ def estimate(records, **kw):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    slowdown=st.floats(4.0, 50.0),
+    slowdown=st.floats(5.0, 50.0),
     seed=st.integers(0, 2**32 - 1),
-    n=st.integers(1, 4),
+    n=st.integers(2, 4),
 )
 def test_a_class_slower_than_declared_is_detected(slowdown, seed, n):
     """'fast' is declared twice as fast as 'slow' but really runs ``slowdown`` times slower than
@@ -168,34 +168,29 @@ def _busy(plan, speeds):
     return out
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(slowdown=st.sampled_from([5.0, 10.0, 20.0]), seed=st.integers(0, 1000))
 def test_the_plan_adapts_within_two_rounds_to_a_class_slower_than_declared(slowdown, seed):
-    """'fast' (declared 2) really runs at 2 / slowdown. Round 0 follows the declarations; by
-    round 2 the plan gives the truly faster class ('slow') the larger share of the predicted
-    work, and flags 'fast'. With honest durations the plan keeps giving 'fast' the larger share
-    (so the adaptation comes from the measurements, not from the placement rule)."""
+    """'fast' (declared 2) really runs at 2 / slowdown. Round 0 follows the declarations (the
+    top-ranked sub-space on 'fast' only) and runs a sub-space shared by both classes on both
+    (a calibration trial); by round 2 the plan flags 'fast' and the top-ranked sub-space
+    runs on 'slow', the truly faster class, only. With honest durations nothing is flagged and
+    the top stays on 'fast'."""
     spec = _spec(seed=seed)
     lying = _run(spec, {"fast": 2.0 / slowdown, "slow": 1.0}, 3, seed)
-    work = {
-        c: sum(t["predicted_cost"] for t in lying[0]["trials"] if t["hw_class"] == c)
-        for c in ("fast", "slow")
-    }
-    assert work["fast"] >= work["slow"]  # round 0: the declarations
+    first = lying[0]
+    assert first["ranking"]["order"][0] in first["serving"]["fast"]
+    assert first["ranking"]["order"][0] not in first["serving"]["slow"]
+    ran = {(t["hw_class"], t["subspace"]) for t in first["trials"]}
+    assert any(("fast", s) in ran and ("slow", s) in ran for s in SUBSPACES)
     last = lying[2]
     assert last["slower_than_declared"] == ["fast"]
-    work = {
-        c: sum(t["predicted_cost"] for t in last["trials"] if t["hw_class"] == c)
-        for c in ("fast", "slow")
-    }
-    assert work["slow"] > work["fast"]
+    assert last["ranking"]["order"][0] in last["serving"]["slow"]
+    assert last["ranking"]["order"][0] not in last["serving"]["fast"]
     honest = _run(spec, {"fast": 2.0, "slow": 1.0}, 3, seed)[2]
     assert honest["slower_than_declared"] == []
-    work = {
-        c: sum(t["predicted_cost"] for t in honest["trials"] if t["hw_class"] == c)
-        for c in ("fast", "slow")
-    }
-    assert work["fast"] > work["slow"]
+    assert honest["ranking"]["order"][0] in honest["serving"]["fast"]
+    assert honest["ranking"]["order"][0] not in honest["serving"]["slow"]
 
 
 def test_plan_records_the_measured_speeds():
