@@ -50,8 +50,9 @@ stays on the fastest class. (The reference code shared every sub-space with a ne
 two classes each then served everything and the assignment said nothing.) With n < m, class j
 serves sub-space :math:`\lfloor j n / m \rfloor` and a sub-space with a single class also
 gets a neighbour.
-Restrictions (``_classes``) are then applied, and a class declared fastest on a sub-space
-(``speed_by_subspace``) is added to the sub-space's classes.
+Restrictions (``_classes``) are then applied, and a specialist class (the fastest on a
+sub-space and at least 1.5 times its own speed there, as a GPU on the CNN) is added to the
+sub-space's classes.
 
 Round split: first, every unexplored sub-space gets the trials it still needs to be explored
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
