@@ -185,6 +185,7 @@ rule hpo_report:
         best=f"{HPO_DIR}/report/best.json",
         subspaces=f"{HPO_DIR}/report/subspaces.csv",
         classes=f"{HPO_DIR}/report/classes.csv",
+        speeds=f"{HPO_DIR}/report/speeds.csv",
         plot=f"{HPO_DIR}/report/convergence.png",
     shell:
         "{HPO_PYTHON} -m snakemake_shadho report {HPO_SPEC_FILE} --history {input.history} "
