@@ -94,7 +94,8 @@ def estimate_speeds(
     ``features(record)``, when given, are the record's configuration as numbers (the planner
     passes its unit-cube coordinates): each sub-space's log duration on a speed-1 worker is
     then a ridge regression on them (penalty ``ridge``) instead of a constant, so a class that
-    was sent the costly configurations is not taken for a slow one.
+    was sent the costly configurations is not taken for a slow one. A sub-space with fewer than
+    two trials per coefficient keeps a constant (slopes would fit its few points exactly).
 
     Deterministic: the same records give the same estimates, in any order.
     """
@@ -113,7 +114,11 @@ def estimate_speeds(
         # configuration (intercept free, slopes shrunk by the ridge penalty).
         gap: dict[tuple[str, str], list[float]] = {}
         for s, rows in by_sub.items():
-            design = np.array([[1.0, *x] for _, _, x in rows])
+            # Slopes only with enough trials (two per coefficient): with fewer, they fit the
+            # points exactly and swallow the class difference.
+            p = len(rows[0][2])
+            use_x = len(rows) >= 2 * (p + 1)
+            design = np.array([[1.0, *(x if use_x else ())] for _, _, x in rows])
             target = np.array([y + lam[(c, s)] for c, y, _ in rows])
             penalty = np.sqrt(ridge) * np.eye(design.shape[1])[1:]
             a = np.vstack([design, penalty])

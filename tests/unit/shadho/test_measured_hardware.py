@@ -200,3 +200,28 @@ def test_plan_records_the_measured_speeds():
         (c, s) for c in ("fast", "slow") for s in ("a", "b", "c")
     }
     assert all(r["declared"] == {"fast": 2.0, "slow": 1.0}[r["hw_class"]] for r in rows)
+
+
+def test_calibration_moves_the_shortest_shared_trial_to_the_class_lacking_it():
+    """fast and slow share 'b'; all three 'b' trials were placed on fast and neither class has
+    run 'b' before: the shortest moves to slow. With a bridge already in the history, or a
+    single 'b' trial, nothing moves."""
+    from snakemake_shadho._rounds import _calibrate
+
+    def trials():
+        return [
+            {"subspace": "b", "tid": i, "hw_class": "fast", "predicted_cost": c}
+            for i, c in enumerate([3.0, 1.0, 2.0])
+        ] + [{"subspace": "a", "tid": 9, "hw_class": "fast", "predicted_cost": 5.0}]
+
+    serving = {"fast": ["a", "b"], "slow": ["b", "c"]}
+    moved = trials()
+    _calibrate(moved, serving, [], ["fast", "slow"])
+    assert [t["hw_class"] for t in moved] == ["fast", "slow", "fast", "fast"]
+    bridged = trials()
+    history = [{"hw_class": "fast", "subspace": "b"}, {"hw_class": "slow", "subspace": "b"}]
+    _calibrate(bridged, serving, history, ["fast", "slow"])
+    assert [t["hw_class"] for t in bridged] == ["fast"] * 4
+    single = trials()[1:2]
+    _calibrate(single, serving, [], ["fast", "slow"])
+    assert single[0]["hw_class"] == "fast"
