@@ -341,6 +341,7 @@ def place_trials(
     classes: Sequence[HardwareClass],
     subspaces: Optional[Sequence[str]] = None,
     allowed: Optional[Sequence[Sequence[str]]] = None,
+    backlog: Optional[Mapping[str, float]] = None,
 ) -> list[str]:
     """The class of each trial: longest predicted first (ties: fewest candidate classes
     first), each on the worker slot (among its candidate classes) where it would finish
@@ -351,12 +352,15 @@ def place_trials(
     (those serving its sub-space): a trial goes to one of them only when that class would
     finish it before any candidate could even start it (an idle class steals work rather than
     wait), so an assignment never leaves a class idle behind a queue it could help drain.
+    ``backlog[c]``, when given, is the predicted busy time already queued on class c (the
+    pending trials of the rounds still running), spread over its workers before placing.
 
     >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
     >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
     ['fast', 'slow', 'slow', 'slow']
     """
-    finish = {c.name: [0.0] * c.count for c in classes}
+    queued = backlog or {}
+    finish = {c.name: [queued.get(c.name, 0.0) / c.count] * c.count for c in classes}
     out = [""] * len(predicted)
 
     def best_slot(i: int, names: Sequence[str]) -> Optional[tuple[float, float, str, int]]:

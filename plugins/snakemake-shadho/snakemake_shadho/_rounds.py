@@ -199,6 +199,7 @@ def plan_round(
             placing,
             [t["subspace"] for t in trials],
             [allowed[t["subspace"]] for t in trials],
+            _backlog(pending, measured),
         ),
         strict=True,
     ):
@@ -214,6 +215,22 @@ def plan_round(
         "slower_than_declared": slower_than_declared(estimates, spec.classes),
         "trials": trials,
     }
+
+
+def _backlog(
+    pending: Sequence[Mapping[str, Any]], classes: Mapping[str, HardwareClass]
+) -> dict[str, float]:
+    """Predicted busy time each class still has queued: its pending trials' predicted costs
+    over its (measured) speed on their sub-spaces. Pipelined rounds place a round's trials
+    behind that backlog, not on idle classes."""
+    out: dict[str, float] = {}
+    for t in pending:
+        cls = classes.get(str(t.get("hw_class")))
+        if cls is None or t.get("predicted_cost") is None:
+            continue
+        cost = float(t["predicted_cost"]) / cls.speed_of(t["subspace"])
+        out[cls.name] = out.get(cls.name, 0.0) + cost
+    return out
 
 
 def _calibrate(

@@ -136,9 +136,16 @@ def estimate_speeds(
                 gs = gap.get((c, s), [])
                 centre = prior[(c, s)] + ratio[c]
                 lam[(c, s)] = (prior_weight * centre + sum(gs)) / (prior_weight + len(gs))
+    # Only relative speeds are identified: a common factor moves between mu and every lambda
+    # freely. Fix it so that the classes' measured/declared ratios average 1 (weighted by
+    # trials): measured speeds stay on the declared scale.
+    total = sum(counts.values())
+    shift = (
+        sum(n * (lam[cell] - prior[cell]) for cell, n in counts.items()) / total if total else 0.0
+    )
     return {
         (c, s): SpeedEstimate(
-            c, s, classes[c].speed_of(s), math.exp(lam[(c, s)]), counts.get((c, s), 0)
+            c, s, classes[c].speed_of(s), math.exp(lam[(c, s)] - shift), counts.get((c, s), 0)
         )
         for c in classes
         for s in subspaces

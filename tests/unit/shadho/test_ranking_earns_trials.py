@@ -243,3 +243,18 @@ def test_pipeline_depth_and_explore_fraction_are_validated():
         _spec(explore_fraction=1.5)
     with pytest.raises(shadho.SpecError, match="duration_aware_split"):
         _spec(duration_aware_split="yes")
+
+
+def test_placement_starts_behind_the_backlog_of_pending_rounds():
+    """Pipelined rounds: the trials of rounds still running keep a class busy. A class with 10 s
+    of pending work per worker gets a new round's 1-second trials only once the idle class
+    would finish them later than it; without the backlog they split evenly."""
+    a, b = shadho.HardwareClass("a", count=1), shadho.HardwareClass("b", count=1)
+    both = [["a", "b"]] * 6
+    assert sorted(shadho.place_trials([1.0] * 6, both, [a, b])) == ["a"] * 3 + ["b"] * 3
+    assert shadho.place_trials([1.0] * 6, both, [a, b], backlog={"b": 10.0}) == ["a"] * 6
+    spec = _spec(pipeline_depth=2, trials_per_round=5)
+    plan0 = shadho.plan_round(spec, 0, [])
+    heavy = [{**t, "hw_class": "slow", "predicted_cost": 100.0} for t in plan0["trials"]]
+    plan1 = shadho.plan_round(spec, 1, [], plan0["ranking"], pending=heavy)
+    assert {t["hw_class"] for t in plan1["trials"]} == {"fast"}
