@@ -15,29 +15,105 @@ Typical use from Python::
     history = shadho.merge_round([], plan, results)
 """
 
-from ._complexity import domain_term, domain_terms, log_complexity
-from ._costmodel import predict_costs
-from ._errors import ShadhoError, SpecError, StoreError
-from ._hardware import HardwareClass, by_speed, parse_hardware
-from ._ranking import (
-    SubspaceStats,
-    assign_blocks,
-    assign_classes,
-    borda_order,
-    borda_scores,
-    incumbent,
-    place_trials,
-    planck_weights,
-    rank_subspaces,
-    split_round,
-    subspace_stats,
-)
-from ._rounds import compute_stats, merge_round, plan_round, trial_name
-from ._space import Exclusive, SubSpace, exclusive, space_from_config, split_space
-from ._spec import SearchSpec, load_spec, make_spec
-from ._store import read_json, read_jsonl, write_json, write_jsonl, write_text_atomic
-from ._tpe import SubspaceOptimizer, Suggestion
-from ._trial import evaluate, load_objective
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._complexity import domain_term, domain_terms, log_complexity
+    from ._costmodel import predict_costs
+    from ._errors import ShadhoError, SpecError, StoreError
+    from ._hardware import HardwareClass, by_speed, parse_hardware
+    from ._ranking import (
+        SubspaceStats,
+        assign_blocks,
+        assign_classes,
+        best_loss_spread,
+        borda_order,
+        borda_scores,
+        incumbent,
+        place_trials,
+        planck_weights,
+        rank_subspaces,
+        split_round,
+        subspace_stats,
+    )
+    from ._requirements import check_requirements, missing_requirements
+    from ._rounds import compute_stats, merge_round, plan_round, trial_name
+    from ._space import Exclusive, SubSpace, exclusive, space_from_config, split_space
+    from ._spec import SearchSpec, load_spec, make_spec
+    from ._speeds import SpeedEstimate, estimate_speeds, measured_classes, slower_than_declared
+    from ._store import read_json, read_jsonl, write_json, write_jsonl, write_text_atomic
+    from ._tpe import SubspaceOptimizer, Suggestion
+    from ._trial import evaluate, load_objective
+
+# Names are imported on first use (PEP 562): `python -m snakemake_shadho merge` then starts in
+# a fraction of a second instead of importing hyperopt, which is bookkeeping time between
+# rounds.
+_EXPORTS = {
+    "Exclusive": "._space",
+    "HardwareClass": "._hardware",
+    "SearchSpec": "._spec",
+    "ShadhoError": "._errors",
+    "SpecError": "._errors",
+    "SpeedEstimate": "._speeds",
+    "StoreError": "._errors",
+    "SubSpace": "._space",
+    "SubspaceOptimizer": "._tpe",
+    "SubspaceStats": "._ranking",
+    "Suggestion": "._tpe",
+    "assign_blocks": "._ranking",
+    "assign_classes": "._ranking",
+    "best_loss_spread": "._ranking",
+    "borda_order": "._ranking",
+    "borda_scores": "._ranking",
+    "by_speed": "._hardware",
+    "check_requirements": "._requirements",
+    "compute_stats": "._rounds",
+    "domain_term": "._complexity",
+    "domain_terms": "._complexity",
+    "estimate_speeds": "._speeds",
+    "evaluate": "._trial",
+    "exclusive": "._space",
+    "incumbent": "._ranking",
+    "load_objective": "._trial",
+    "load_spec": "._spec",
+    "log_complexity": "._complexity",
+    "make_spec": "._spec",
+    "measured_classes": "._speeds",
+    "merge_round": "._history",
+    "missing_requirements": "._requirements",
+    "parse_hardware": "._hardware",
+    "place_trials": "._ranking",
+    "plan_round": "._rounds",
+    "planck_weights": "._ranking",
+    "predict_costs": "._costmodel",
+    "rank_subspaces": "._ranking",
+    "read_json": "._store",
+    "read_jsonl": "._store",
+    "slower_than_declared": "._speeds",
+    "space_from_config": "._space",
+    "split_round": "._ranking",
+    "split_space": "._space",
+    "subspace_stats": "._ranking",
+    "trial_name": "._rounds",
+    "write_json": "._store",
+    "write_jsonl": "._store",
+    "write_text_atomic": "._store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "Exclusive",
@@ -48,16 +124,20 @@ __all__ = [
     "StoreError",
     "SubSpace",
     "SubspaceOptimizer",
+    "SpeedEstimate",
     "SubspaceStats",
     "Suggestion",
     "assign_blocks",
     "assign_classes",
+    "best_loss_spread",
     "borda_order",
     "borda_scores",
     "by_speed",
+    "check_requirements",
     "compute_stats",
     "domain_term",
     "domain_terms",
+    "estimate_speeds",
     "evaluate",
     "exclusive",
     "incumbent",
@@ -65,7 +145,9 @@ __all__ = [
     "load_spec",
     "log_complexity",
     "make_spec",
+    "measured_classes",
     "merge_round",
+    "missing_requirements",
     "parse_hardware",
     "place_trials",
     "plan_round",
@@ -74,6 +156,7 @@ __all__ = [
     "rank_subspaces",
     "read_json",
     "read_jsonl",
+    "slower_than_declared",
     "space_from_config",
     "split_round",
     "split_space",

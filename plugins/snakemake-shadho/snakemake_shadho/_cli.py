@@ -1,7 +1,8 @@
 """``python -m snakemake_shadho``: the steps of a round, for rules and for people.
 
     python -m snakemake_shadho validate SPEC    check a spec (YAML/JSON; the hpo: entry)
-    python -m snakemake_shadho plan SPEC --round R --out PLAN [--history H --previous-plan P]
+    python -m snakemake_shadho plan SPEC --round R --out PLAN [--history H] [--previous-plan P]
+                                    [--pending PLAN ...]
     python -m snakemake_shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
     python -m snakemake_shadho report SPEC --history H --out REPORT.md PLAN.json ...
 
@@ -13,17 +14,23 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import ShadhoError, SpecError
-from ._rounds import merge_round, plan_round
-from ._spec import SearchSpec, load_spec
+from ._history import merge_round
 from ._store import read_json, read_jsonl, write_json, write_jsonl
 
+if TYPE_CHECKING:
+    from ._spec import SearchSpec
 
-def read_spec(path: str) -> SearchSpec:
+# Planning, validating and reporting import hyperopt (through the spec); merging does not.
+
+
+def read_spec(path: str) -> "SearchSpec":
     """Load and validate the spec in a YAML or JSON file."""
     import yaml
+
+    from ._spec import load_spec
 
     try:
         config: Any = yaml.safe_load(Path(path).read_text())
@@ -35,10 +42,16 @@ def read_spec(path: str) -> SearchSpec:
 
 
 def _plan(args: argparse.Namespace) -> None:
+    from ._requirements import check_requirements
+    from ._rounds import plan_round
+
     spec = read_spec(args.spec)
+    if args.round == 0:
+        check_requirements(spec)
     history = read_jsonl(args.history) if args.history else []
     previous = read_json(args.previous_plan)["ranking"] if args.previous_plan else None
-    write_json(args.out, plan_round(spec, args.round, history, previous))
+    pending = [t for path in args.pending for t in read_json(path)["trials"]]
+    write_json(args.out, plan_round(spec, args.round, history, previous, pending=pending))
 
 
 def _merge(args: argparse.Namespace) -> None:
@@ -76,6 +89,7 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--round", type=int, required=True)
     pl.add_argument("--history")
     pl.add_argument("--previous-plan")
+    pl.add_argument("--pending", nargs="*", default=[], help="plans whose trials are running")
     pl.add_argument("--out", required=True)
     pl.set_defaults(run=_plan)
     m = sub.add_parser("merge", help="fold a round's trial records into the history")

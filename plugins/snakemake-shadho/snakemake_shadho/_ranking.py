@@ -5,10 +5,16 @@ Statistics of sub-space s from its successful results :math:`\ell_1..\ell_n` (on
 ``min_results`` of its trials have finished; before that s is *unexplored*):
 
 - performance :math:`b_s = \min_i \ell_i` (the best loss; lower is more promising);
-- uncertainty :math:`u_s = \mathrm{sd}(\ell) / \sqrt{n}` (the standard error of the mean
-  loss, sd with n - 1 degrees of freedom; 0 with fewer than two successful results): how
-  unsettled our picture of s still is. It replaces the reference code's spread of GP
-  length-scales, which read the *unfitted* kernel and was pure noise;
+- uncertainty :math:`u_s`, the exact bootstrap standard deviation of the best loss: resampling
+  the n successful losses with replacement, the minimum of a resample is the k-th smallest loss
+  with probability :math:`((n-k+1)/n)^n - ((n-k)/n)^n`; :math:`u_s` is the standard deviation
+  of that distribution (0 with fewer than two successful results). It says how far the best
+  loss of s would move had its trials come out differently, which is what one more trial of s
+  can buy. It replaces the standard error of the mean loss, which one catastrophic loss (0.9
+  among losses near 0.02) inflates tenfold: here a loss enters only as often as it is the
+  minimum of a resample, :math:`n^{-n}` for the worst (see docs/shadho-execution.md). The
+  paper's term, the spread of fitted GP length-scales over 50 refits, took 1.5 s per sub-space
+  per ranking here and saturated at the kernel's bounds on small histories;
 - cost :math:`\bar c_s`, the mean reference cost of its trials (duration times the speed of
   the class that ran it), used to predict how long its next trials take.
 
@@ -35,15 +41,18 @@ failed). One whose trials all failed is explored with no best loss: it is last o
 and on uncertainty (0), so a sub-space that only fails sinks instead of staying "unexplored",
 and favoured, for ever.
 
-Assignment: classes are sorted fastest first (declared ``speed``). With n ranked sub-spaces
-and m classes, sub-space i's *home* class is :math:`\lfloor i m / n \rfloor` (n >= m), so the
-top-ranked block goes to the fastest class. Each sub-space is also given to the neighbouring
-class across the nearer block boundary (first half of a block: the faster neighbour; second
-half: the slower one), so with m >= 2 every sub-space runs on at least two classes and every
-class's set is a contiguous window of the ranking. With n < m, class j serves sub-space
-:math:`\lfloor j n / m \rfloor` and a sub-space with a single class also gets a neighbour.
-Restrictions (``_classes``) are then applied, and a class declared fastest on a sub-space
-(``speed_by_subspace``) is added to the sub-space's classes.
+Assignment: classes are sorted fastest first (by measured speed, see :mod:`._speeds`). With n
+ranked sub-spaces and m classes, sub-space i's *home* class is :math:`\lfloor i m / n \rfloor`
+(n >= m), so the top-ranked block goes to the fastest class. The last sub-space of each block
+but the slowest is also served by the next slower class, so every class's set is a contiguous
+window of the ranking, adjacent windows overlap by one sub-space, and the top of the ranking
+stays on the fastest class. (The reference code shared every sub-space with a neighbour: with
+two classes each then served everything and the assignment said nothing.) With n < m, class j
+serves sub-space :math:`\lfloor j n / m \rfloor` and a sub-space with a single class also
+gets a neighbour.
+Restrictions (``_classes``) are then applied, and a specialist class (the fastest on a
+sub-space and at least 1.5 times its own speed there, as a GPU on the CNN) is added to the
+sub-space's classes.
 
 Round split: first, every unexplored sub-space gets the trials it still needs to be explored
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
@@ -90,6 +99,22 @@ class SubspaceStats:
         return self.uncertainty is not None
 
 
+def best_loss_spread(losses: Sequence[float]) -> float:
+    """Exact bootstrap standard deviation of the minimum of ``losses`` (0 for fewer than 2).
+
+    >>> round(best_loss_spread([0.1, 0.2]), 4)
+    0.0433
+    """
+    x = np.sort(np.asarray(losses, dtype=float))
+    n = len(x)
+    if n < 2:
+        return 0.0
+    k = np.arange(n)
+    p = ((n - k) / n) ** n - ((n - k - 1) / n) ** n
+    mean = float(p @ x)
+    return float(math.sqrt(max(float(p @ (x - mean) ** 2), 0.0)))
+
+
 def subspace_stats(
     name: str,
     log_complexity: float,
@@ -101,14 +126,14 @@ def subspace_stats(
 
     A record has ``status`` ("ok" or "fail"), ``loss``, ``hw_class`` and ``duration_s``; its
     reference cost is ``duration_s * speeds[hw_class]``. The sub-space is explored once
-    ``min_results`` records exist, whatever their status.
+    ``min_results`` records exist (its exploration floor), whatever their status.
     """
     losses = [float(r["loss"]) for r in records if r.get("status") == "ok"]
     costs = [c for r in records if (c := reference_cost(r, speeds)) is not None]
     n = len(losses)
     uncertainty = None
     if len(records) >= min_results:
-        uncertainty = float(np.std(losses, ddof=1) / math.sqrt(n)) if n >= 2 else 0.0
+        uncertainty = best_loss_spread(losses)
     return SubspaceStats(
         name=name,
         log_complexity=log_complexity,
@@ -181,7 +206,7 @@ def assign_blocks(n: int, m: int) -> list[list[int]]:
     """Class indices (0 = fastest) serving each of n ranked sub-spaces, over m classes.
 
     >>> assign_blocks(4, 2)
-    [[0, 1], [0, 1], [1, 0], [1, 0]]
+    [[0], [0, 1], [1], [1]]
     >>> assign_blocks(4, 1)
     [[0], [0], [0], [0]]
     """
@@ -190,19 +215,25 @@ def assign_blocks(n: int, m: int) -> list[list[int]]:
     homes = _home_blocks(n, m)
     if m == 1:
         return homes
-    result = []
-    for i, home in enumerate(homes):
-        if len(home) > 1:
+    if n < m:
+        result = []
+        for home in homes:
+            if len(home) == 1:
+                j = home[0]
+                home = [j, j - 1] if j > 0 else [j, j + 1]
             result.append(home)
-            continue
-        j = home[0]
-        block = [k for k in range(n) if homes[k] == [j]]
-        first_half = block.index(i) < len(block) / 2
-        partner = j - 1 if first_half else j + 1
-        if not 0 <= partner < m:
-            partner = j + 1 if partner < 0 else j - 1
-        result.append([j, partner])
+        return result
+    result = [list(home) for home in homes]
+    for i in range(n - 1):
+        j = homes[i][0]
+        if homes[i + 1][0] != j:  # i ends block j: the next slower class also serves it
+            result[i].append(j + 1)
     return result
+
+
+SPECIALIST = 1.5
+"""How much faster than its overall speed a class must be on a sub-space to be that sub-space's
+specialist (measured speeds vary by sub-space by noise alone; a GPU on a CNN by 4 to 16x)."""
 
 
 def assign_classes(
@@ -214,9 +245,11 @@ def assign_classes(
     ``allowed[s]`` lists the classes that may run sub-space s.
 
     A sub-space left with no class by its restrictions goes to its allowed class nearest its
-    home; a class declared faster on a sub-space (``speed_by_subspace``) than every other
-    allowed class also serves it, wherever the sub-space ranks, so a GPU class always gets the
-    CNN; a class left with no sub-space takes those of the nearest class that it may run.
+    home; a *specialist* class, the fastest allowed class on a sub-space and at least
+    ``SPECIALIST`` times as fast there as its own overall speed (``speed_by_subspace``,
+    declared or measured), also serves it wherever the sub-space ranks, so a GPU class always
+    gets the CNN; a class left with no sub-space takes those of the nearest class that it may
+    run.
     """
     names = [c.name for c in classes]
     blocks = assign_blocks(len(ranking), len(classes))
@@ -229,8 +262,8 @@ def assign_classes(
         hosts = [c for c in classes if c.name in allowed[sub]]
         if hosts:
             fastest = max(hosts, key=lambda c: c.speed_of(sub))
-            declared = sub in dict(fastest.speed_by_subspace)
-            if declared and fastest.name not in ok:
+            special = fastest.speed_of(sub) >= SPECIALIST * fastest.speed
+            if special and fastest.name not in ok:
                 ok.append(fastest.name)
         for c in ok:
             serving[c].append(sub)
@@ -309,32 +342,53 @@ def place_trials(
     candidates: Sequence[Sequence[str]],
     classes: Sequence[HardwareClass],
     subspaces: Optional[Sequence[str]] = None,
+    allowed: Optional[Sequence[Sequence[str]]] = None,
+    backlog: Optional[Mapping[str, float]] = None,
 ) -> list[str]:
     """The class of each trial: longest predicted first (ties: fewest candidate classes
     first), each on the worker slot (among its candidate classes) where it would finish
     earliest; ``classes`` fastest first. ``subspaces[i]``, when given, is trial i's sub-space,
     for classes whose speed depends on it (``speed_by_subspace``).
 
+    ``allowed[i]``, when given, are the classes that *may* run trial i beyond its candidates
+    (those serving its sub-space): a trial goes to one of them only when that class would
+    finish it before any candidate could even start it (an idle class steals work rather than
+    wait), so an assignment never leaves a class idle behind a queue it could help drain.
+    ``backlog[c]``, when given, is the predicted busy time already queued on class c (the
+    pending trials of the rounds still running), spread over its workers before placing.
+
     >>> fast, slow = HardwareClass("fast", count=1, speed=2), HardwareClass("slow", count=2)
     >>> place_trials([4, 1, 1, 2], [["fast", "slow"]] * 4, [fast, slow])
     ['fast', 'slow', 'slow', 'slow']
     """
-    finish = {c.name: [0.0] * c.count for c in classes}
+    queued = backlog or {}
+    finish = {c.name: [queued.get(c.name, 0.0) / c.count] * c.count for c in classes}
     out = [""] * len(predicted)
+
+    def best_slot(i: int, names: Sequence[str]) -> Optional[tuple[float, float, str, int]]:
+        best: Optional[tuple[float, float, str, int]] = None
+        sub = subspaces[i] if subspaces else None
+        for c in classes:
+            if c.name not in names:
+                continue
+            slot = min(range(c.count), key=finish[c.name].__getitem__)
+            start = finish[c.name][slot]
+            end = start + predicted[i] / c.speed_of(sub)
+            if best is None or end < best[0] - 1e-12:
+                best = (end, start, c.name, slot)
+        return best
+
     # Longest first; among equal predictions the most constrained (fewest candidate classes)
     # first, so a trial that can only run on one class is not left for a class already full.
     for i in sorted(range(len(predicted)), key=lambda i: (-predicted[i], len(candidates[i]))):
-        best: Optional[tuple[float, str, int]] = None
-        sub = subspaces[i] if subspaces else None
-        for c in classes:
-            if c.name not in candidates[i]:
-                continue
-            slot = min(range(c.count), key=finish[c.name].__getitem__)
-            end = finish[c.name][slot] + predicted[i] / c.speed_of(sub)
-            if best is None or end < best[0] - 1e-12:
-                best = (end, c.name, slot)
+        best = best_slot(i, candidates[i])
+        if allowed is not None:
+            others = [c for c in allowed[i] if c not in candidates[i]]
+            steal = best_slot(i, others) if others else None
+            if steal is not None and (best is None or steal[0] <= best[1] + 1e-12):
+                best = steal
         if best is None:
             raise ValueError(f"trial {i} has no candidate class among {[c.name for c in classes]}")
-        finish[best[1]][best[2]] = best[0]
-        out[i] = best[1]
+        finish[best[2]][best[3]] = best[0]
+        out[i] = best[2]
     return out

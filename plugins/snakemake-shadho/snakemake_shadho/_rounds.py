@@ -13,8 +13,9 @@ from typing import Any, Optional
 import numpy as np
 
 from ._complexity import log_complexity
-from ._costmodel import predict_costs
-from ._hardware import by_speed
+from ._costmodel import coordinates, domain_scales, predict_costs
+from ._hardware import HardwareClass, by_speed
+from ._history import merge_round
 from ._ranking import (
     SubspaceStats,
     assign_classes,
@@ -24,7 +25,16 @@ from ._ranking import (
     subspace_stats,
 )
 from ._spec import SearchSpec
+from ._speeds import (
+    SpeedEstimate,
+    estimate_speeds,
+    measured_classes,
+    slower_than_declared,
+    speeds_table,
+)
 from ._tpe import SubspaceOptimizer
+
+__all__ = ["compute_stats", "measure_speeds", "merge_round", "plan_round", "trial_name"]
 
 CostPredictor = Callable[[str, Mapping[str, Any]], float]
 
@@ -35,15 +45,20 @@ def trial_name(subspace: str, tid: int) -> str:
 
 
 def compute_stats(
-    spec: SearchSpec, history: Sequence[Mapping[str, Any]]
+    spec: SearchSpec,
+    history: Sequence[Mapping[str, Any]],
+    classes: Optional[Mapping[str, HardwareClass]] = None,
 ) -> dict[str, SubspaceStats]:
-    """Statistics of every sub-space from the finished records."""
+    """Statistics of every sub-space from the finished records; reference costs use
+    ``classes``' speeds (default: the declared ones). A sub-space is explored once it has
+    ``spec.explore_floor`` records."""
+    classes = spec.classes if classes is None else classes
     out = {}
     for name, sub in spec.subspaces.items():
-        speeds = {c.name: c.speed_of(name) for c in spec.classes.values()}
+        speeds = {c.name: c.speed_of(name) for c in classes.values()}
         records = [r for r in history if r["subspace"] == name]
         out[name] = subspace_stats(
-            name, log_complexity(sub.space), records, speeds, spec.min_results
+            name, log_complexity(sub.space), records, speeds, spec.explore_floor
         )
     return out
 
@@ -66,6 +81,20 @@ def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
+def measure_speeds(
+    spec: SearchSpec, history: Sequence[Mapping[str, Any]]
+) -> dict[tuple[str, str], SpeedEstimate]:
+    """Every class's measured speed per sub-space (:mod:`._speeds`), the configurations'
+    unit-cube coordinates explaining cost differences within a sub-space."""
+    scales = {name: domain_scales(sub.space) for name, sub in spec.subspaces.items()}
+    return estimate_speeds(
+        spec.classes,
+        list(spec.subspaces),
+        history,
+        features=lambda r: coordinates(r.get("vals") or {}, scales[r["subspace"]]),
+    )
+
+
 def plan_round(
     spec: SearchSpec,
     round_index: int,
@@ -73,6 +102,7 @@ def plan_round(
     previous_ranking: Optional[Mapping[str, Any]] = None,
     n_trials: Optional[int] = None,
     cost_predictor: Optional[CostPredictor] = None,
+    pending: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The plan of one round: the ranking, which classes serve which sub-spaces, and the trials.
 
@@ -80,31 +110,49 @@ def plan_round(
     arrived since it was made; otherwise the previous one is kept. ``cost_predictor(subspace,
     vals)`` replaces the built-in per-trial cost model when given (it returns the reference
     cost, in seconds on a speed-1 worker); the benchmark uses it for a perfect-knowledge bound.
+    ``pending`` are planned trials (of rounds still running, ``spec.pipeline_depth`` > 1)
+    without results yet: TPE treats them as pending and they count toward the floors.
+
+    Which trials are proposed (sub-spaces, hyperopt ids and values) depends on the losses, the
+    declared classes and the seed only; measured durations decide where each trial runs
+    (``hw_class``), unless ``spec.duration_aware_split`` lets them decide the split too.
     """
-    stats = compute_stats(spec, history)
+    estimates = measure_speeds(spec, history)
+    measured = measured_classes(spec.classes, estimates)
+    stats = compute_stats(spec, history, measured)
     done = len(history)
     if previous_ranking is None or done - int(previous_ranking["at_results"]) >= spec.rerank_every:
         ranking = {"order": rank_subspaces(list(stats.values())), "at_results": done}
     else:
         ranking = dict(previous_ranking)
-    classes = by_speed(spec.classes)
     allowed = {s: spec.classes_of(s) for s in spec.subspaces}
-    serving = assign_classes(ranking["order"], classes, allowed)
+    declared = by_speed(spec.classes)
+    placing = by_speed(measured)
+    serving = assign_classes(ranking["order"], placing, allowed)
     costs = _predicted_costs(stats)
     rng = np.random.default_rng(_seed(spec.seed, round_index))
-    # Every unexplored sub-space first gets the trials it still needs (min_results finished),
-    # dealt in turns in ranking order: the ranking cannot judge it before, and round 0 would
-    # otherwise give the least complex sub-space a twentieth of the trials on complexity alone.
+    waiting = {name: sum(1 for t in pending if t["subspace"] == name) for name in spec.subspaces}
+    # Every unexplored sub-space first gets the trials it still needs (its exploration floor,
+    # less what it has pending), dealt in turns in ranking order: the ranking cannot judge it
+    # before, and round 0 would otherwise give the least complex sub-space a twentieth of the
+    # trials on complexity alone.
     floor = {
-        name: spec.min_results - (stats[name].n_ok + stats[name].n_failed)
+        name: spec.explore_floor - (stats[name].n_ok + stats[name].n_failed + waiting[name])
         for name in ranking["order"]
         if not stats[name].explored
     }
+    floor = {name: n for name, n in floor.items() if n > 0}
+    if spec.duration_aware_split:
+        split_classes, split_serving, split_costs = placing, serving, costs
+    else:
+        split_classes = declared
+        split_serving = assign_classes(ranking["order"], declared, allowed)
+        split_costs = dict.fromkeys(spec.subspaces, 1.0)
     pairs = split_round(
         spec.trials_per_round if n_trials is None else n_trials,
-        classes,
-        serving,
-        costs,
+        split_classes,
+        split_serving,
+        split_costs,
         rng,
         spec.planck_lambda,
         floor,
@@ -115,11 +163,18 @@ def plan_round(
         if not wanted:
             continue
         mine = [r for r in history if r["subspace"] == name]
+        waiting_records = [
+            {**_tpe_record(t), "status": "pending", "loss": None}
+            for t in pending
+            if t["subspace"] == name
+        ]
         space = spec.subspaces[name].space
-        optimizer = SubspaceOptimizer(space, [_tpe_record(r) for r in mine], spec.n_startup_jobs)
+        optimizer = SubspaceOptimizer(
+            space, [*map(_tpe_record, mine), *waiting_records], spec.n_startup_jobs
+        )
         asked = optimizer.ask(wanted, _seed(spec.seed, round_index, index))
         if cost_predictor is None:
-            speeds = {c.name: c.speed_of(name) for c in classes}
+            speeds = {c.name: c.speed_of(name) for c in placing}
             predicted = predict_costs(space, mine, [s.vals for s in asked], speeds, costs[name])
         else:
             predicted = [float(cost_predictor(name, s.vals)) for s in asked]
@@ -141,46 +196,77 @@ def plan_round(
         place_trials(
             [t["predicted_cost"] for t in trials],
             candidates,
-            classes,
+            placing,
             [t["subspace"] for t in trials],
+            [allowed[t["subspace"]] for t in trials],
+            _backlog(pending, measured),
         ),
         strict=True,
     ):
         trial["hw_class"] = cls
+    _calibrate(trials, serving, [*history, *pending], [c.name for c in placing])
     return {
         "round": round_index,
         "ranking": ranking,
         "serving": serving,
         "stats": {n: asdict(s) for n, s in stats.items()},
+        "explore_floor": spec.explore_floor,
+        "speeds": speeds_table(estimates),
+        "slower_than_declared": slower_than_declared(estimates, spec.classes),
         "trials": trials,
     }
 
 
+def _backlog(
+    pending: Sequence[Mapping[str, Any]], classes: Mapping[str, HardwareClass]
+) -> dict[str, float]:
+    """Predicted busy time each class still has queued: its pending trials' predicted costs
+    over its (measured) speed on their sub-spaces. Pipelined rounds place a round's trials
+    behind that backlog, not on idle classes."""
+    out: dict[str, float] = {}
+    for t in pending:
+        cls = classes.get(str(t.get("hw_class")))
+        if cls is None or t.get("predicted_cost") is None:
+            continue
+        cost = float(t["predicted_cost"]) / cls.speed_of(t["subspace"])
+        out[cls.name] = out.get(cls.name, 0.0) + cost
+    return out
+
+
+def _calibrate(
+    trials: list[dict[str, Any]],
+    serving: Mapping[str, Sequence[str]],
+    seen_records: Sequence[Mapping[str, Any]],
+    classes: Sequence[str],
+) -> None:
+    """Make every pair of classes that share a sub-space run it both, once: only such a bridge
+    makes their relative speed measurable (:mod:`._speeds`). If a pair has no sub-space run (or
+    pending) on both, the shortest trial of a shared sub-space this round moves to the class
+    missing it, provided the other class keeps one (or has run it before). Changes placement
+    only, never which trials are proposed."""
+    seen = {(r.get("hw_class"), r.get("subspace")) for r in seen_records}
+    for i, c in enumerate(classes):
+        for d in classes[i + 1 :]:
+            shared = [s for s in serving.get(c, []) if s in serving.get(d, [])]
+            here = seen | {(t["hw_class"], t["subspace"]) for t in trials}
+            if not shared or any((c, s) in here and (d, s) in here for s in shared):
+                continue
+            for s in shared:
+                mine = sorted(
+                    (t for t in trials if t["subspace"] == s),
+                    key=lambda t: (t["predicted_cost"], t["tid"]),
+                )
+                for lacking, other in ((c, d), (d, c)):
+                    if (lacking, s) in here:
+                        continue
+                    on_other = [t for t in mine if t["hw_class"] == other]
+                    if on_other and (len(on_other) > 1 or (other, s) in seen):
+                        on_other[0]["hw_class"] = lacking
+                        here.add((lacking, s))
+                        break
+                if (c, s) in here and (d, s) in here:
+                    break
+
+
 def _tpe_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: record.get(k) for k in ("tid", "vals", "status", "loss")}
-
-
-def merge_round(
-    history: Sequence[Mapping[str, Any]],
-    plan: Mapping[str, Any],
-    results: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
-    """The history after a round: its records plus this round's, one per planned trial.
-
-    Raises ValueError if a planned trial has no result or a result was not planned: a round's
-    results must match its plan exactly.
-    """
-    by_name = {r["trial"]: dict(r) for r in results}
-    planned = {t["trial"] for t in plan["trials"]}
-    missing = planned - set(by_name)
-    extra = set(by_name) - planned
-    if missing or extra:
-        raise ValueError(
-            f"round {plan['round']}: results do not match the plan "
-            f"(missing {sorted(missing)}, unplanned {sorted(extra)})"
-        )
-    seen = {r["trial"] for r in history}
-    repeated = planned & seen
-    if repeated:
-        raise ValueError(f"round {plan['round']} repeats recorded trials {sorted(repeated)}")
-    return [*map(dict, history), *(by_name[t["trial"]] for t in plan["trials"])]

@@ -24,6 +24,10 @@ _SETTINGS: dict[str, Any] = {
     "objective": None,
     "sticky_template": None,
     "objective_args": None,
+    "explore_fraction": 0.25,
+    "pipeline_depth": 1,
+    "duration_aware_split": False,
+    "requires": None,
 }
 
 
@@ -34,7 +38,17 @@ class SearchSpec:
     ``rerank_every`` is K: sub-spaces are re-ranked once K new results have arrived since the
     last ranking (checked at every round). ``n_startup_jobs`` is TPE's number of random trials
     per sub-space before it models. ``min_results`` is how many successful results a sub-space
-    needs before its performance and uncertainty count in the ranking.
+    needs, at most, before its performance and uncertainty count in the ranking: the floor is
+    budget-aware (:attr:`explore_floor`), at most ``explore_fraction`` of the budget goes to
+    these forced exploration trials.
+
+    ``pipeline_depth`` is how many rounds are in flight at once: round r is planned from the
+    results of round r - depth, with the trials of the rounds in between as pending (1: every
+    round waits for the previous one, a barrier). ``duration_aware_split`` lets measured
+    durations decide which sub-spaces get a round's trials (off: they only decide where trials
+    run, so a seed gives the same search whatever the timings). ``requires`` maps a sub-space
+    (or ``"*"`` for all) to the Python modules its objective imports, each with the pip
+    requirement that provides it; a missing one stops the search before any trial.
     """
 
     subspaces: dict[str, SubSpace]
@@ -49,6 +63,19 @@ class SearchSpec:
     objective: Optional[str] = None
     sticky_template: Optional[str] = None
     objective_args: dict[str, Any] = field(default_factory=dict)
+    explore_fraction: float = 0.25
+    pipeline_depth: int = 1
+    duration_aware_split: bool = False
+    requires: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def explore_floor(self) -> int:
+        """Trials every sub-space gets before the ranking judges it: ``min_results``, less when
+        the budget is small (at most ``explore_fraction`` of the budget, at least 1 each).
+
+        24 trials over 5 sub-spaces: 1 each (5 forced trials, not 15)."""
+        share = int(self.explore_fraction * self.budget / max(len(self.subspaces), 1))
+        return max(1, min(self.min_results, share))
 
     @property
     def budget(self) -> int:
@@ -99,13 +126,63 @@ def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any
         ("n_startup_jobs", 1),
         ("min_results", 2),
         ("seed", 0),
+        ("pipeline_depth", 1),
     ):
         values[key] = _int_setting(key, values[key], minimum)
+    fraction = values["explore_fraction"]
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, int | float)
+        or not 0 <= fraction <= 1
+    ):
+        raise SpecError("explore_fraction", f"expected a number in [0, 1], got {fraction!r}")
+    values["explore_fraction"] = float(fraction)
+    if not isinstance(values["duration_aware_split"], bool):
+        raise SpecError(
+            "duration_aware_split",
+            f"expected true or false, got {values['duration_aware_split']!r}",
+        )
+    values["requires"] = _requires(values["requires"], subspaces)
     lam = values["planck_lambda"]
     if isinstance(lam, bool) or not isinstance(lam, int | float) or lam <= 0:
         raise SpecError("planck_lambda", f"expected a positive number, got {lam!r}")
     values["objective_args"] = dict(values["objective_args"] or {})
     return SearchSpec(subspaces=subspaces, classes=dict(hardware), **values)
+
+
+def _requires(value: Any, subspaces: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """``requires:`` as {sub-space or "*": {module: pip requirement}}; a list of modules means
+    each is installed under its own name."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SpecError(
+            "requires",
+            f"expected a mapping of sub-space to modules, got {value!r}",
+            "For example requires: {cnn: {torch: torch}}.",
+        )
+    out: dict[str, dict[str, str]] = {}
+    for sub, modules in value.items():
+        if sub != "*" and sub not in subspaces:
+            raise SpecError(
+                f"requires.{sub}",
+                f"unknown sub-space {sub!r}",
+                f"Sub-spaces: {', '.join(subspaces)} (or * for all).",
+            )
+        if isinstance(modules, str):
+            modules = [modules]
+        if isinstance(modules, list | tuple):
+            modules = {str(m): str(m) for m in modules}
+        if not isinstance(modules, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) and k and v for k, v in modules.items()
+        ):
+            raise SpecError(
+                f"requires.{sub}",
+                f"expected a list of modules or a mapping of module to pip requirement, "
+                f"got {modules!r}",
+            )
+        out[str(sub)] = dict(modules)
+    return out
 
 
 def load_spec(config: Mapping[str, Any], key: str = "hpo") -> SearchSpec:

@@ -60,27 +60,55 @@ def subspace_table(spec: SearchSpec, history: Sequence[Mapping[str, Any]]) -> An
 
 
 def class_table(spec: SearchSpec, history: Sequence[Mapping[str, Any]]) -> Any:
-    """One row per hardware class: trials, busy seconds, mean duration, sub-spaces run."""
+    """One row per hardware class: trials, busy seconds, utilisation, declared and measured
+    speed, sub-spaces run.
+
+    Utilisation is busy time over capacity: the class's summed trial durations over its worker
+    count times the search's wall time (first trial start to last trial end), so idle workers
+    waiting at a round's barrier, or for bookkeeping, count against it."""
     import pandas as pd
 
+    from ._rounds import measure_speeds
+    from ._speeds import class_speed
+
     frame = records_frame(history)
+    estimates = measure_speeds(spec, history)
+    wall = None
+    if len(frame) and frame["started"].notna().all() and frame["finished"].notna().all():
+        wall = float(frame["finished"].max() - frame["started"].min())
     rows = []
     for cls in spec.classes.values():
         mine = frame[frame["hw_class"] == cls.name]
+        busy = float(mine["duration_s"].sum())
         rows.append(
             {
                 "hw_class": cls.name,
                 "count": cls.count,
                 "cpus": cls.cpus,
                 "speed": cls.speed,
+                "measured_speed": round(class_speed(estimates, cls), 4),
                 "trials": len(mine),
-                "busy_s": float(mine["duration_s"].sum()),
+                "busy_s": busy,
+                "utilisation": busy / (cls.count * wall) if wall else None,
                 "mean_duration_s": mine["duration_s"].mean() if len(mine) else None,
                 "best_loss": mine["loss"].min() if len(mine) else None,
                 "subspaces": ",".join(sorted(set(mine["subspace"]))),
             }
         )
     return pd.DataFrame(rows)
+
+
+def speed_table(spec: SearchSpec, history: Sequence[Mapping[str, Any]]) -> Any:
+    """One row per (class, sub-space): declared speed (the prior), measured speed, trials."""
+    import pandas as pd
+
+    from ._rounds import measure_speeds
+    from ._speeds import speeds_table
+
+    return pd.DataFrame(
+        speeds_table(measure_speeds(spec, history)),
+        columns=["hw_class", "subspace", "declared", "measured", "trials"],
+    )
 
 
 def best_trial(history: Sequence[Mapping[str, Any]]) -> "dict[str, Any] | None":
@@ -136,9 +164,11 @@ def write_report(
     best = best_trial(history)
     subspaces = subspace_table(spec, history)
     classes = class_table(spec, history)
+    speeds = speed_table(spec, history)
     write_json(folder / "best.json", {"best": best, "trials": len(history)})
     write_text_atomic(folder / "subspaces.csv", subspaces.to_csv(index=False))
     write_text_atomic(folder / "classes.csv", classes.to_csv(index=False))
+    write_text_atomic(folder / "speeds.csv", speeds.to_csv(index=False))
     plot_convergence(history, folder / "convergence.png")
     failed = [r for r in history if r.get("status") != "ok"]
     lines = [
@@ -167,6 +197,16 @@ def write_report(
         "",
         _markdown(classes),
         "",
+        "Utilisation: busy time over workers x wall time (first trial start to last end).",
+        "",
+        "## Measured speeds",
+        "",
+        "Declared speeds are priors; measured ones come from the trials' durations "
+        "(relative speeds only, through sub-spaces run on several classes).",
+        "",
+        _markdown(speeds),
+        "",
+        *_slower_lines(spec, history),
         "## Rankings by round",
         "",
     ]
@@ -179,6 +219,18 @@ def write_report(
     lines += ["", "![convergence](convergence.png)", ""]
     write_text_atomic(markdown_path, "\n".join(lines))
     return {"best": best}
+
+
+def _slower_lines(spec: SearchSpec, history: Sequence[Mapping[str, Any]]) -> list[str]:
+    from ._rounds import measure_speeds
+    from ._speeds import slower_than_declared
+
+    slow = slower_than_declared(measure_speeds(spec, history), spec.classes)
+    return [
+        f"**Slower than declared:** class `{name}` runs at less than half the speed its "
+        "declaration claims relative to the other classes; the planner uses the measured speed."
+        for name in slow
+    ] + ([""] if slow else [])
 
 
 def _markdown(frame: Any) -> str:

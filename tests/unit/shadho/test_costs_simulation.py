@@ -104,7 +104,8 @@ def test_place_trials_equal_predictions_place_the_most_constrained_first():
 
 
 def test_plan_places_trials_predicted_expensive_on_the_fast_class():
-    """With history showing large C is slow, a round's large-C trials go to the fast class."""
+    """With history showing large C is slow (and the fast class 4 times as fast, as declared),
+    a round's large-C trials go to the fast class."""
     spec = shadho.make_spec(
         {"C": hp.loguniform("C", 0.0, math.log(1000.0))},
         {"fast": HardwareClass("fast", count=1, speed=4), "slow": HardwareClass("slow", 4)},
@@ -114,7 +115,12 @@ def test_plan_places_trials_predicted_expensive_on_the_fast_class():
     history = []
     plan = shadho.plan_round(spec, 0, history)
     results = [
-        {**t, "status": "ok", "loss": 1.0, "duration_s": t["params"]["C"] / 100}
+        {
+            **t,
+            "status": "ok",
+            "loss": 1.0,
+            "duration_s": t["params"]["C"] / 100 / (4 if t["hw_class"] == "fast" else 1),
+        }
         for t in plan["trials"]
     ]
     history = shadho.merge_round(history, plan, results)

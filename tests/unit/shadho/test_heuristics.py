@@ -72,11 +72,12 @@ def _records(name, losses, durations=None, cls="slow"):
 
 
 def test_subspace_stats_hand_computed():
-    """best = min loss; uncertainty = sd(ddof=1)/sqrt(n); cost = duration x class speed."""
+    """best = min loss; uncertainty = the exact bootstrap sd of the best loss (resamples of
+    [0.05, 0.05, 0.35] have minimum 0.35 with probability 1/27); cost = duration x speed."""
     recs = _records("b", [0.05, 0.05, 0.35, None], [1.0, 2.0, 3.0, 2.0], cls="fast")
     s = shadho.subspace_stats("b", 5.0, recs, {"fast": 4.0}, min_results=3)
     assert s.best_loss == 0.05 and s.n_ok == 3 and s.n_failed == 1
-    assert s.uncertainty == pytest.approx(math.sqrt(0.03) / math.sqrt(3))
+    assert s.uncertainty == pytest.approx(0.3 * math.sqrt(26) / 27)
     assert s.mean_cost == pytest.approx(4.0 * 2.0)
     few = shadho.subspace_stats("c", 1.0, _records("c", [0.2]), {}, min_results=3)
     assert not few.explored and few.best_loss == 0.2
@@ -140,35 +141,49 @@ def test_a_subspace_that_only_fails_sinks_instead_of_staying_unexplored():
 
 
 def test_assign_blocks_hand_computed_8_over_3():
-    assert shadho.assign_blocks(8, 3) == [
-        [0, 1],
-        [0, 1],
-        [0, 1],
-        [1, 0],
-        [1, 0],
-        [1, 2],
-        [2, 1],
-        [2, 1],
-    ]
+    """Home blocks [0-2], [3-5], [6-7]; the last of each block but the slowest's is shared with
+    the next slower class."""
+    assert shadho.assign_blocks(8, 3) == [[0], [0], [0, 1], [1], [1], [1, 2], [2], [2]]
     assert shadho.assign_blocks(2, 4) == [[0, 1], [2, 3]]
     assert shadho.assign_blocks(1, 3) == [[0, 1, 2]]
+
+
+def test_two_classes_assignment_is_not_vacuous():
+    """Issue 16: with two classes every sub-space went to both, so the assignment said nothing.
+    Now the fast class keeps the top of the ranking to itself and the slow one the bottom."""
+    assert shadho.assign_blocks(5, 2) == [[0], [0], [0, 1], [1], [1]]
+    assert shadho.assign_blocks(3, 2) == [[0], [0, 1], [1]]
+    fast, slow = HardwareClass("fast", speed=2), HardwareClass("slow")
+    ranking = ["cnn", "rbf", "poly", "sigmoid", "linear"]
+    serving = shadho.assign_classes(ranking, [fast, slow], {s: ["fast", "slow"] for s in ranking})
+    assert serving == {"fast": ["cnn", "rbf", "poly"], "slow": ["poly", "sigmoid", "linear"]}
 
 
 @pytest.mark.parametrize("n", range(1, 11))
 @pytest.mark.parametrize("m", range(1, 11))
 def test_assign_blocks_properties_for_every_size(n, m):
-    """Every sub-space lands on >= min(2, m) classes, the top-ranked one on the fastest class,
-    every class serves a contiguous window of the ranking, and no class is idle."""
+    """Every sub-space has a class, the top-ranked one the fastest, every class serves a
+    contiguous window of the ranking and no class is idle; with n >= m >= 2 adjacent windows
+    share exactly one sub-space and the fastest class does not serve the last-ranked one, and
+    with n > m no class serves everything."""
     blocks = shadho.assign_blocks(n, m)
     assert len(blocks) == n
     for classes in blocks:
-        assert len(set(classes)) == len(classes) >= min(2, m)
+        assert len(set(classes)) == len(classes) >= 1
         assert all(0 <= j < m for j in classes)
     assert 0 in blocks[0]
+    windows = []
     for j in range(m):
         served = [i for i, classes in enumerate(blocks) if j in classes]
         assert served, f"class {j} serves nothing"
         assert served == list(range(served[0], served[-1] + 1))
+        windows.append(set(served))
+    if n >= m >= 2:
+        for j in range(m - 1):
+            assert len(windows[j] & windows[j + 1]) == 1
+        assert n - 1 not in windows[0]
+    if n > m >= 2:
+        assert all(len(w) < n for w in windows)
 
 
 def test_assign_classes_gives_a_subspace_to_the_class_declared_fastest_on_it():
@@ -180,10 +195,10 @@ def test_assign_classes_gives_a_subspace_to_the_class_declared_fastest_on_it():
     gpu = HardwareClass("gpu", speed=1, speed_by_subspace=(("cnn", 8.0),))
     everywhere = ["fast", "mid", "gpu"]
     allowed = {s: everywhere for s in ("cnn", "a", "b", "c")}
-    # cnn ranked first: its block is fast and mid (assign_blocks(4, 3)[0] == [0, 1]).
+    # cnn ranked first: its block is the fast class's (assign_blocks(4, 3)[0] == [0]).
     serving = shadho.assign_classes(["cnn", "a", "b", "c"], [fast, mid, gpu], allowed)
-    assert shadho.assign_blocks(4, 3)[0] == [0, 1]
-    assert "cnn" in serving["gpu"] and "cnn" in serving["fast"] and "cnn" in serving["mid"]
+    assert shadho.assign_blocks(4, 3)[0] == [0]
+    assert "cnn" in serving["gpu"] and "cnn" in serving["fast"] and "cnn" not in serving["mid"]
     # Without the declaration the gpu class (slowest) does not get the top-ranked sub-space.
     plain = HardwareClass("gpu", speed=1)
     serving = shadho.assign_classes(["cnn", "a", "b", "c"], [fast, mid, plain], allowed)
@@ -208,14 +223,14 @@ def test_assign_classes_honours_restrictions_and_feeds_every_class():
         "cnn": ["gpu"],
     }
     serving = shadho.assign_classes(ranking, classes, allowed)
-    # blocks(4, 3): a->[0,1] b->[0,1] c->[1,0] cnn->[2,1]. cnn may only run on gpu, so it moves
-    # to gpu (its allowed class nearest home); cpu is then idle and borrows mid's sub-spaces.
-    assert shadho.assign_blocks(4, 3) == [[0, 1], [0, 1], [1, 0], [2, 1]]
-    assert serving == {
-        "gpu": ["a", "b", "c", "cnn"],
-        "mid": ["a", "b", "c"],
-        "cpu": ["a", "b", "c"],
-    }
+    # blocks(4, 3): a->[0] b->[0,1] c->[1,2] cnn->[2]. cnn may only run on gpu, so it moves
+    # to gpu (its allowed class nearest home); cpu keeps c.
+    assert shadho.assign_blocks(4, 3) == [[0], [0, 1], [1, 2], [2]]
+    assert serving == {"gpu": ["a", "b", "cnn"], "mid": ["b", "c"], "cpu": ["c"]}
+    # cpu left with nothing (c restricted away from it) borrows mid's sub-spaces.
+    restricted = {**allowed, "c": ["gpu", "mid"]}
+    serving = shadho.assign_classes(ranking, classes, restricted)
+    assert serving["cpu"] == ["b"]
 
 
 def test_planck_weights():
@@ -295,3 +310,36 @@ def test_split_round_gives_fast_classes_trials_in_proportion_to_capacity():
     )
     counts = {c: sum(1 for k, _ in pairs if k == c) for c in ("fast", "slow")}
     assert counts == {"fast": 20, "slow": 20}
+
+
+def test_planned_serving_is_not_vacuous_for_two_classes_with_or_without_measurements():
+    """The plan's own serving (measured speeds: every class then has a speed on every
+    sub-space) keeps the two-class assignment informative: the fast class does not serve the
+    last-ranked sub-space, the slow one not the first."""
+    spec = shadho.load_spec(
+        {
+            "space": {
+                "m": {
+                    "exclusive": {
+                        n: {"x": {"uniform": [0, 1]}, "k": i}
+                        for i, n in enumerate(["a", "b", "c", "d"])
+                    }
+                }
+            },
+            "hardware": {"fast": {"speed": 2}, "slow": {"speed": 1}},
+            "trials_per_round": 8,
+        }
+    )
+    plan = shadho.plan_round(spec, 0, [])
+    history = shadho.merge_round(
+        [],
+        plan,
+        [
+            {**t, "status": "ok", "loss": 0.1, "duration_s": 1.0 + t["params"]["x"]}
+            for t in plan["trials"]
+        ],
+    )
+    for p in (plan, shadho.plan_round(spec, 1, history, plan["ranking"])):
+        order = p["ranking"]["order"]
+        assert order[-1] not in p["serving"]["fast"]
+        assert order[0] not in p["serving"]["slow"]

@@ -16,6 +16,12 @@
 #   rule hpo_merge        rounds/r/history.jsonl   every record so far (input of round r+1)
 # then rule hpo_report    report/ (best.json, tables, plots, report.md).
 #
+# With `pipeline_depth: d` (d > 1) round r is planned from the history of round r - d, the
+# trials of rounds r-d+1 .. r-1 counting as pending: round r's trials are queued while the
+# rounds before it still run, so a worker that frees up takes the next trial instead of waiting
+# for the slowest trial of its round (docs/shadho-execution.md). Give Snakemake one core more
+# than the trials use (`--cores`), for the bookkeeping jobs that plan and merge rounds.
+#
 # Everything is written atomically and every random choice is seeded from (seed, round,
 # sub-space), so an interrupted search resumes (`--rerun-incomplete`) without repeating or
 # losing a trial. The search settings are read from the config at run time, not stored in
@@ -36,6 +42,13 @@ if not HPO_SPEC.objective:
         "invalid search spec at 'hpo.objective': no objective is given. "
         "Name it as module:function, e.g. objective: snakemake_shadho.digits:evaluate"
     )
+
+try:
+    # A module an objective needs (torch for a CNN) missing here stops the search before any
+    # trial, with the pip install line, instead of failing every trial of the sub-space.
+    shadho.check_requirements(HPO_SPEC)
+except shadho.ShadhoError as e:
+    raise WorkflowError(str(e)) from None
 
 HPO_DIR = config.get("hpo_dir", "results/hpo")
 # The spec as the bookkeeping steps (python -m snakemake_shadho) read it. Written when it changes, and
@@ -74,14 +87,40 @@ if HPO_SPEC.sticky_template:
     HPO_TRIAL_RESOURCES["sticky"] = HPO_SPEC.sticky_template
 
 
+HPO_DEPTH = HPO_SPEC.pipeline_depth
+
+
+def _hpo_plan_inputs(wildcards):
+    """Plan r reads the history of round r - depth, the plans in between (pending trials) and
+    the previous plan (its ranking)."""
+    r = int(wildcards.round)
+    inputs = {}
+    if r - HPO_DEPTH >= 0:
+        inputs["history"] = f"{HPO_DIR}/rounds/{r - HPO_DEPTH}/history.jsonl"
+    if r >= 1:
+        inputs["plan"] = f"{HPO_DIR}/rounds/{r - 1}/plan.json"
+    inputs["pending"] = [
+        f"{HPO_DIR}/rounds/{p}/plan.json" for p in range(max(0, r - HPO_DEPTH + 1), r)
+    ]
+    return inputs
+
+
+def _hpo_plan_args(wildcards, input):
+    args = []
+    if "history" in input.keys():
+        args.append(f"--history {input.history}")
+    if int(wildcards.round):
+        args.append(f"--previous-plan {input.plan}")
+    if input.pending:
+        args.append("--pending " + " ".join(input.pending))
+    return " ".join(args)
+
+
 def _hpo_previous(wildcards):
     r = int(wildcards.round)
     if r == 0:
         return []
-    return {
-        "history": f"{HPO_DIR}/rounds/{r - 1}/history.jsonl",
-        "plan": f"{HPO_DIR}/rounds/{r - 1}/plan.json",
-    }
+    return {"history": f"{HPO_DIR}/rounds/{r - 1}/history.jsonl"}
 
 
 def _hpo_round_trials(wildcards):
@@ -94,13 +133,13 @@ def _hpo_round_trials(wildcards):
 
 checkpoint hpo_plan:
     input:
-        unpack(_hpo_previous),
+        unpack(_hpo_plan_inputs),
     output:
         f"{HPO_DIR}/rounds/{{round}}/plan.json",
     params:
-        previous=lambda w, input: (
-            f"--history {input.history} --previous-plan {input.plan}" if int(w.round) else ""
-        ),
+        previous=_hpo_plan_args,
+    # Bookkeeping first: the next round's trials are queued as soon as possible.
+    priority: 10
     shell:
         "{HPO_PYTHON} -m snakemake_shadho plan {HPO_SPEC_FILE} --round {wildcards.round} "
         "{params.previous} --out {output}"
@@ -131,6 +170,7 @@ rule hpo_merge:
         f"{HPO_DIR}/rounds/{{round}}/history.jsonl",
     params:
         previous=lambda w, input: f"--history {input.history}" if int(w.round) else "",
+    priority: 10
     shell:
         "{HPO_PYTHON} -m snakemake_shadho merge --plan {input.plan} {params.previous} --out {output} "
         "{input.trials}"
@@ -145,6 +185,7 @@ rule hpo_report:
         best=f"{HPO_DIR}/report/best.json",
         subspaces=f"{HPO_DIR}/report/subspaces.csv",
         classes=f"{HPO_DIR}/report/classes.csv",
+        speeds=f"{HPO_DIR}/report/speeds.csv",
         plot=f"{HPO_DIR}/report/convergence.png",
     shell:
         "{HPO_PYTHON} -m snakemake_shadho report {HPO_SPEC_FILE} --history {input.history} "
