@@ -205,9 +205,7 @@ def _j(x: float) -> "float | None":
     return x if math.isfinite(x) else None
 
 
-def compare(
-    a: list[float], b: list[float], better_when: str = "lower"
-) -> dict[str, "float | None | list"]:
+def compare(a: list[float], b: list[float]) -> dict[str, Any]:
     """SHADHO's over a baseline's median, with a paired-bootstrap 95% interval."""
     r = sim.ratio_of_medians(np.asarray(a), np.asarray(b))
     lo, hi = sim.paired_bootstrap_ci(a, b, sim.ratio_of_medians)

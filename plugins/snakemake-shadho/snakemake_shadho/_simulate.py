@@ -36,6 +36,7 @@ infinite time to target, never reached, is a valid value).
 """
 
 import heapq
+import inspect
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -261,6 +262,106 @@ def simulate_shadho(
         trials += [s for _, s in made]
     label = "shadho_oracle_costs" if oracle else "shadho"
     return SimResult(label, trials, ends, len(cluster.speeds), cluster.speeds)
+
+
+def planner_pipelines() -> bool:
+    """Whether :func:`.plan_round` can plan a round while earlier ones run (``pending=``)."""
+    return "pending" in inspect.signature(plan_round).parameters
+
+
+def simulate_shadho_pipelined(
+    spec: SearchSpec,
+    pool: EvaluatedPool,
+    rounds: int,
+    seed: int,
+    depth: int = 2,
+    overheads: Overheads = Overheads(),
+) -> SimResult:
+    """SHADHO without the idle barrier: ``depth`` rounds in flight.
+
+    Rounds ``0..depth-1`` are planned at the start; when round k and every round before it have
+    finished, round k is merged into the history and round ``k + depth`` is planned from it,
+    the unfinished rounds' trials passed to :func:`.plan_round` as ``pending`` (TPE's constant
+    liars); its trials are released ``overheads.per_round_s`` later. Every class has one queue
+    (each round's share, longest predicted first, appended in round order); a free worker pulls
+    from its class's queue, so a class idles only when it has nothing queued.
+
+    Needs a planner with ``pending=`` (see :func:`planner_pipelines`).
+    """
+    if not planner_pipelines():
+        raise NotImplementedError("plan_round has no pending= here: pipelined rounds need it")
+    cluster = Cluster(by_speed(spec.classes))
+    spec = _with_seed(spec, seed)
+    history: list[dict[str, Any]] = []
+    plans: dict[int, dict[str, Any]] = {}
+    made: dict[int, list[tuple[dict[str, Any], SimTrial]]] = {}
+    left: dict[int, int] = {}
+    merged = -1
+    queues: dict[str, list[SimTrial]] = {c.name: [] for c in cluster.classes}
+    idle: dict[str, list[int]] = {c.name: cluster.workers_of(c.name) for c in cluster.classes}
+    events: list[tuple[float, int, str, Any]] = []
+    seq = itertools.count()
+    trials: list[SimTrial] = []
+
+    def plan(r: int, now: float) -> None:
+        pending = [t for k in range(merged + 1, r) for t in plans[k]["trials"]]
+        previous = plans[max(plans)]["ranking"] if plans else None
+        plans[r] = plan_round(spec, r, history, previous, pending=pending)
+        made[r] = []
+        for t in plans[r]["trials"]:
+            hit = pool.lookup(t["subspace"], t["vals"])
+            sim = SimTrial(
+                t["subspace"], t["vals"], hit["cost"], hit["loss"], t["predicted_cost"], round=r
+            )
+            made[r].append((t, sim))
+        left[r] = len(made[r])
+        heapq.heappush(events, (now + overheads.per_round_s, next(seq), "release", r))
+
+    def dispatch(cls: str, now: float) -> None:
+        while idle[cls] and queues[cls]:
+            w = idle[cls].pop(0)
+            trial = queues[cls].pop(0)
+            trial.worker, trial.start = w, now
+            trial.duration = cluster.duration(w, trial)
+            trial.end = now + overheads.per_trial_s + trial.duration
+            trials.append(trial)
+            heapq.heappush(events, (trial.end, next(seq), "done", trial))
+
+    now = 0.0
+    for r in range(min(depth, rounds)):
+        plan(r, now)
+        now += overheads.per_round_s  # planned one after another
+    while events:
+        now, _, kind, item = heapq.heappop(events)
+        if kind == "release":
+            for t, trial in sorted(made[item], key=lambda m: -m[1].predicted):
+                queues[t["hw_class"]].append(trial)
+            for cls in queues:
+                dispatch(cls, now)
+            continue
+        trial = item
+        left[trial.round] -= 1
+        cls = cluster.names[trial.worker]
+        idle[cls].append(trial.worker)
+        idle[cls].sort()
+        while merged + 1 in left and left[merged + 1] == 0:
+            k = merged + 1
+            results = [
+                {
+                    **t,
+                    "status": "ok" if s.loss is not None else "fail",
+                    "loss": s.loss,
+                    "duration_s": s.duration,
+                }
+                for t, s in made[k]
+            ]
+            history = merge_round(history, plans[k], results)
+            merged = k
+            if k + depth < rounds:
+                plan(k + depth, now)
+        dispatch(cls, now)
+    ends = [max(t.end for t in trials)]
+    return SimResult("shadho_pipelined", trials, ends, len(cluster.speeds), cluster.speeds)
 
 
 def _with_seed(spec: SearchSpec, seed: int) -> SearchSpec:

@@ -233,3 +233,92 @@ def test_overheads_read_from_trial_records():
     assert found["per_trial_s"] == pytest.approx(0.3)
     assert found["per_round_s"] == pytest.approx(3.0)
     assert found["between_rounds_s"] == [3.3]
+
+
+class _FakePlanner:
+    """A stand-in for a planner with ``pending=`` (the i16core API): ``n`` trials a round, the
+    i-th on class fast when i is even, costs from the pool; records what was pending."""
+
+    def __init__(self, pool, n):
+        self.rows = [(name, r) for name, rows in pool.entries.items() for r in rows]
+        self.n = n
+        self.pending_seen: dict[int, list[int]] = {}
+        self.history_seen: dict[int, int] = {}
+
+    def __call__(self, spec, r, history, previous=None, pending=()):
+        self.pending_seen[r] = sorted({t["round"] for t in pending})
+        self.history_seen[r] = len(history)
+        trials = []
+        for i in range(self.n):
+            name, row = self.rows[(r * self.n + i) % len(self.rows)]
+            trials.append(
+                {
+                    "trial": f"{name}.{r}_{i}",
+                    "round": r,
+                    "subspace": name,
+                    "tid": r * 1000 + i,
+                    "vals": row["vals"],
+                    "params": {},
+                    "predicted_cost": row["cost"],
+                    "hw_class": "fast" if i % 2 == 0 else "slow",
+                }
+            )
+        return {"round": r, "ranking": {"order": [], "at_results": len(history)}, "trials": trials}
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_pipelined_shadho_plans_ahead_with_pending_and_keeps_classes_busy(monkeypatch, depth):
+    """depth 1 is the barrier: a round's trials start only after the previous round ended and
+    was planned. Deeper pipelines plan round k + depth once round k is merged, the rounds in
+    between passed as pending, and a class never idles while its queue holds trials."""
+    spec = _spec(_options(), fast=2, slow=4)
+    pool = _pool(spec)
+    planner = _FakePlanner(pool, 6)
+    monkeypatch.setattr(sim, "plan_round", planner)
+    ov = sim.Overheads(0.1, 2.0)
+    result = sim.simulate_shadho_pipelined(spec, pool, 5, 0, depth=depth, overheads=ov)
+    assert len(result.trials) == 30
+    assert sorted(planner.pending_seen) == [0, 1, 2, 3, 4]
+    for r in range(depth, 5):
+        # Planned after rounds 0..r-depth were merged, rounds r-depth+1..r-1 pending.
+        assert planner.history_seen[r] == 6 * (r - depth + 1)
+        assert planner.pending_seen[r] == list(range(r - depth + 1, r))
+    ends = {r: max(t.end for t in result.trials if t.round == r) for r in range(5)}
+    starts = {r: min(t.start for t in result.trials if t.round == r) for r in range(5)}
+    for r in range(depth, 5):
+        assert starts[r] >= ends[r - depth] + 2.0 - 1e-9
+    # Round r's trials are queued from its release: planned one after another at the start,
+    # later once rounds 0..r-depth have all ended.
+    release = {
+        r: (r + 1) * 2.0 if r < depth else max(ends[k] for k in range(r - depth + 1)) + 2.0
+        for r in range(5)
+    }
+    for workers in ({0, 1}, {2, 3, 4, 5}):  # fast, slow
+        mine = [t for t in result.trials if t.worker in workers]
+        assert mine
+        for t in mine:
+            assert t.start >= release[t.round] - 1e-9
+            if t.start > release[t.round] + 1e-9:  # it waited: every worker was busy
+                busy = {u.worker for u in mine if u.start < t.start and u.end >= t.start - 1e-9}
+                assert busy == workers
+    if depth == 1:
+        for r in range(1, 5):
+            assert starts[r] == pytest.approx(ends[r - 1] + 2.0)
+
+
+def test_pipelining_shortens_the_search_when_costs_vary(monkeypatch):
+    spec = _spec(_options(), fast=2, slow=4)
+    pool = _pool(spec)
+    monkeypatch.setattr(sim, "plan_round", _FakePlanner(pool, 6))
+    ov = sim.Overheads(0.1, 2.0)
+    barrier = sim.simulate_shadho_pipelined(spec, pool, 6, 0, depth=1, overheads=ov)
+    piped = sim.simulate_shadho_pipelined(spec, pool, 6, 0, depth=2, overheads=ov)
+    assert piped.makespan < barrier.makespan
+    assert sorted(t.cost for t in piped.trials) == sorted(t.cost for t in barrier.trials)
+
+
+def test_pipelined_shadho_needs_a_planner_with_pending(monkeypatch):
+    spec = _spec(_options())
+    monkeypatch.setattr(sim, "plan_round", lambda spec, r, history, previous=None: {})
+    with pytest.raises(NotImplementedError, match="pending="):
+        sim.simulate_shadho_pipelined(spec, _pool(spec), 2, 0)
