@@ -268,6 +268,7 @@ def run_setting(
             "makespan_s": [r["metrics"]["makespan_s"] for r in rows],
             "utilisation": [r["metrics"]["utilisation"] for r in rows],
             "trials_per_hour": [r["metrics"]["trials_per_hour"] for r in rows],
+            "work_per_hour": [r["metrics"]["work_per_hour"] for r in rows],
             "cnn_trials": [r["metrics"]["cnn_trials"] for r in rows],
         }
         speeds = rows[0]["metrics"]["utilisation_by_speed"]
@@ -457,6 +458,54 @@ def print_setting(label: str, s: dict) -> None:
     print(f"goals: {s['goals']}")
 
 
+def _ci(d: dict, digits: int = 2) -> str:
+    return f"{fmt(d['median'], digits)} [{fmt(d['ci95'][0], digits)}, {fmt(d['ci95'][1], digits)}]"
+
+
+def markdown(label: str, s: dict) -> str:
+    """The setting's figures as Markdown tables (for docs/shadho-benchmark.md)."""
+    speeds = sorted(
+        (k for k in next(iter(s["summary"].values())) if k.startswith("utilisation_speed_")),
+        key=lambda k: -float(k.rsplit("_", 1)[1]),
+    )
+    head = (
+        "| strategy | time to target (s) | reached | best loss at budget | makespan (s) | "
+        "utilisation | " + " | ".join(f"util. speed {k.rsplit('_', 1)[1]}" for k in speeds) + " |"
+    )
+    lines = [
+        f"Setting `{label}`: {s['seeds']} seeds x {s['budget']} trials, overheads "
+        f"{s['overheads']}, costs x{s['cost_scale']:g}, target loss {s['target_loss']:.4f}. "
+        "Medians with 95% bootstrap intervals.",
+        "",
+        head,
+        "|" + " --- |" * (6 + len(speeds)),
+    ]
+    for name, m in s["summary"].items():
+        lines.append(
+            f"| {name} | {_ci(m['time_to_target_s'])} | {m['time_to_target_s']['reached']:.0%} | "
+            f"{_ci(m['best_loss'], 4)} | {_ci(m['makespan_s'], 1)} | "
+            f"{fmt(m['utilisation']['median'])} | "
+            + " | ".join(fmt(m[k]["median"]) for k in speeds)
+            + " |"
+        )
+    lines += [
+        "",
+        "| SHADHO variant vs baseline | time to target, ratio of medians [95% CI] | makespan "
+        "ratio | best loss: mean diff (upper 95%) | Wilcoxon p (worse) | better/equal/worse |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for variant, vs in s["shadho_vs"].items():
+        for base, r in vs.items():
+            t, bl = r["time_to_target"], r["best_loss"]
+            lines.append(
+                f"| {variant} vs {base} | {fmt(t['ratio_of_medians'])} [{fmt(t['ci95'][0])}, "
+                f"{fmt(t['ci95'][1])}] | {fmt(r['makespan']['ratio_of_medians'])} | "
+                f"{bl['mean_difference']:+.4f} ({bl['upper_bound_mean_difference']:+.4f}) | "
+                f"{bl['wilcoxon_p_worse']:.3f} | {'/'.join(map(str, bl['better_equal_worse']))} |"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="2 seeds x 80 trials, small pools")
@@ -549,7 +598,10 @@ def main() -> None:
     previous = RESULTS / "shadho.json"
     if not args.quick and previous.exists() and "slurm_run" in json.loads(previous.read_text()):
         result["slurm_run"] = json.loads(previous.read_text())["slurm_run"]
-    write_result("shadho_quick" if args.quick else "shadho", result)
+    path = write_result("shadho_quick" if args.quick else "shadho", result)
+    md = "\n\n".join(markdown(label, st) for label, st in result["settings"].items())
+    path.with_suffix(".md").write_text(md + "\n")
+    print(f"results: {path} (tables: {path.with_suffix('.md')})")
 
 
 if __name__ == "__main__":
