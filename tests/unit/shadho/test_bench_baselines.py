@@ -322,3 +322,16 @@ def test_pipelined_shadho_needs_a_planner_with_pending(monkeypatch):
     monkeypatch.setattr(sim, "plan_round", lambda spec, r, history, previous=None: {})
     with pytest.raises(NotImplementedError, match="pending="):
         sim.simulate_shadho_pipelined(spec, _pool(spec), 2, 0)
+
+
+@pytest.mark.skipif(not sim.planner_pipelines(), reason="the planner has no pending= yet")
+def test_pipelined_depth_one_is_the_barrier_with_the_real_planner():
+    """With the real planner, depth 1 plans and runs exactly what the barrier strategy does."""
+    spec = _spec(_options())
+    pool = _pool(spec)
+    ov = sim.Overheads(0.2, 1.5)
+    piped = sim.simulate_shadho_pipelined(spec, pool, 3, 0, depth=1, overheads=ov)
+    barrier = sim.simulate_shadho(spec, pool, 3, 0, overheads=ov)
+    assert piped.makespan == pytest.approx(barrier.makespan)
+    key = sorted((t.round, t.subspace, sorted(t.vals.items())) for t in barrier.trials)
+    assert sorted((t.round, t.subspace, sorted(t.vals.items())) for t in piped.trials) == key
