@@ -259,11 +259,14 @@ def run_setting(
         target = statistics.median(
             min(loss for _, loss in s["runs"]["tpe_async"]["curve"]) for s in per_seed
         )
+    pooled = sorted(r["loss"] for rows in entries.values() for r in rows)
+    loose = pooled[max(0, math.ceil(0.01 * len(pooled)) - 1)]
     table: dict[str, dict[str, list]] = {}
     for name in strategies:
         rows = [s["runs"][name] for s in per_seed]
         table[name] = {
             "time_to_target_s": [time_to(r["curve"], target) for r in rows],
+            "time_to_loose_target_s": [time_to(r["curve"], loose) for r in rows],
             "best_loss": [r["metrics"]["best_loss"] for r in rows],
             "makespan_s": [r["metrics"]["makespan_s"] for r in rows],
             "utilisation": [r["metrics"]["utilisation"] for r in rows],
@@ -293,6 +296,9 @@ def run_setting(
                 "time_to_target": compare(
                     table[variant]["time_to_target_s"], table[base]["time_to_target_s"]
                 ),
+                "time_to_loose_target": compare(
+                    table[variant]["time_to_loose_target_s"], table[base]["time_to_loose_target_s"]
+                ),
                 "makespan": compare(table[variant]["makespan_s"], table[base]["makespan_s"]),
                 "best_loss": sim.noninferiority(
                     table[variant]["best_loss"], table[base]["best_loss"], NONINFERIORITY_MARGIN
@@ -316,6 +322,8 @@ def run_setting(
         "overheads": overheads,
         "cost_scale": cost_scale,
         "target_loss": target,
+        "loose_target_loss": loose,
+        "loose_target_rule": "1st percentile of the pooled real losses",
         "summary": summary,
         "shadho_vs": shadho_vs,
         "goals": goals,
@@ -469,20 +477,23 @@ def markdown(label: str, s: dict) -> str:
         key=lambda k: -float(k.rsplit("_", 1)[1]),
     )
     head = (
-        "| strategy | time to target (s) | reached | best loss at budget | makespan (s) | "
+        "| strategy | time to target (s) | reached | time to loose target (s) | "
+        "best loss at budget | makespan (s) | "
         "utilisation | " + " | ".join(f"util. speed {k.rsplit('_', 1)[1]}" for k in speeds) + " |"
     )
     lines = [
         f"Setting `{label}`: {s['seeds']} seeds x {s['budget']} trials, overheads "
-        f"{s['overheads']}, costs x{s['cost_scale']:g}, target loss {s['target_loss']:.4f}. "
+        f"{s['overheads']}, costs x{s['cost_scale']:g}, target loss {s['target_loss']:.4f} "
+        f"(loose target {s['loose_target_loss']:.4f}). "
         "Medians with 95% bootstrap intervals.",
         "",
         head,
-        "|" + " --- |" * (6 + len(speeds)),
+        "|" + " --- |" * (7 + len(speeds)),
     ]
     for name, m in s["summary"].items():
         lines.append(
             f"| {name} | {_ci(m['time_to_target_s'])} | {m['time_to_target_s']['reached']:.0%} | "
+            f"{_ci(m['time_to_loose_target_s'])} | "
             f"{_ci(m['best_loss'], 4)} | {_ci(m['makespan_s'], 1)} | "
             f"{fmt(m['utilisation']['median'])} | "
             + " | ".join(fmt(m[k]["median"]) for k in speeds)
@@ -490,16 +501,19 @@ def markdown(label: str, s: dict) -> str:
         )
     lines += [
         "",
-        "| SHADHO variant vs baseline | time to target, ratio of medians [95% CI] | makespan "
-        "ratio | best loss: mean diff (upper 95%) | Wilcoxon p (worse) | better/equal/worse |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| SHADHO variant vs baseline | time to target, ratio of medians [95% CI] | time to "
+        "loose target, ratio | makespan ratio | best loss: mean diff (upper 95%) | Wilcoxon p "
+        "(worse) | better/equal/worse |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for variant, vs in s["shadho_vs"].items():
         for base, r in vs.items():
             t, bl = r["time_to_target"], r["best_loss"]
             lines.append(
                 f"| {variant} vs {base} | {fmt(t['ratio_of_medians'])} [{fmt(t['ci95'][0])}, "
-                f"{fmt(t['ci95'][1])}] | {fmt(r['makespan']['ratio_of_medians'])} | "
+                f"{fmt(t['ci95'][1])}] | "
+                f"{fmt(r['time_to_loose_target']['ratio_of_medians'])} | "
+                f"{fmt(r['makespan']['ratio_of_medians'])} | "
                 f"{bl['mean_difference']:+.4f} ({bl['upper_bound_mean_difference']:+.4f}) | "
                 f"{bl['wilcoxon_p_worse']:.3f} | {'/'.join(map(str, bl['better_equal_worse']))} |"
             )
