@@ -39,7 +39,7 @@ PILOT = Path(__file__).with_name("_shadho_pilot.py")
 CLASSES = {"fast": {"count": 1, "speed": 3.0}, "slow": {"count": 1, "speed": 1.0}}
 DUTY = {"fast": 1.0, "slow": 1 / 3}
 ROUND = 8  # trials per round, as workflows/hpo-digits
-READY_TIMEOUT_S = 180
+READY_TIMEOUT_S = 300
 
 
 class Pilot:
