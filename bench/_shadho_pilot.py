@@ -59,10 +59,53 @@ def throttle(duty: float) -> int:
     return child.wait()
 
 
+def pair(duties: dict[str, float]) -> int:
+    """Several workers in one job: a line ``NAME JSON`` on stdin goes to worker NAME, its answer
+    comes back as ``NAME JSON`` (for a shared cluster with one CPU free for this benchmark)."""
+    import threading
+
+    children = {
+        name: subprocess.Popen(
+            [sys.executable, "-u", __file__, "--duty", str(duty)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, duty in duties.items()
+    }
+    lock = threading.Lock()
+
+    def relay(name: str, child: subprocess.Popen) -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            with lock:
+                sys.stdout.write(f"{name} {line}")
+                sys.stdout.flush()
+
+    threads = [threading.Thread(target=relay, args=item) for item in children.items()]
+    for t in threads:
+        t.start()
+    for line in sys.stdin:
+        name, _, payload = line.partition(" ")
+        child = children[name]
+        assert child.stdin is not None
+        child.stdin.write(payload)
+        child.stdin.flush()
+    for child in children.values():
+        assert child.stdin is not None
+        child.stdin.close()
+    for t in threads:
+        t.join()
+    return max(child.wait() for child in children.values())
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--duty", type=float, default=1.0, help="fraction of one CPU (0 < F <= 1)")
+    p.add_argument("--pair", help="NAME=DUTY,NAME=DUTY: several workers in this one job")
     args = p.parse_args()
+    if args.pair:
+        return pair({k: float(v) for k, v in (x.split("=") for x in args.pair.split(","))})
     if not 0 < args.duty <= 1:
         sys.exit(f"--duty {args.duty}: expected a fraction of one CPU in (0, 1]")
     if args.duty < 1:

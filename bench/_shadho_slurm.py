@@ -92,6 +92,82 @@ class Pilot:
             self.proc.wait()
 
 
+class _Shared:
+    """One Slurm job hosting every class's worker (``_shadho_pilot.py --pair``): lines are
+    tagged with the class; a reader thread hands each answer to its class."""
+
+    def __init__(self, duties: dict[str, float]) -> None:
+        import queue
+
+        pair = ",".join(f"{c}={d:.6f}" for c, d in duties.items())
+        cmd = [
+            "srun",
+            "--partition=cpu",
+            "--cpus-per-task=1",
+            "--mem=3000",
+            "--job-name=i16bench-shadho-pair",
+            "--quiet",
+            sys.executable,
+            "-u",
+            str(PILOT),
+            "--pair",
+            pair,
+        ]
+        env = {**os.environ, "PYTHONPATH": PLUGINS_PATH, "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.answers = {c: queue.Queue() for c in duties}
+        self.write_lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            name, _, payload = line.partition(" ")
+            self.answers[name].put(json.loads(payload))
+        for q in self.answers.values():
+            q.put(None)
+
+    def send(self, cls: str, params: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with self.write_lock:
+            self.proc.stdin.write(f"{cls} {json.dumps(params)}\n")
+            self.proc.stdin.flush()
+
+    def receive(self, cls: str) -> dict[str, Any]:
+        out = self.answers[cls].get()
+        if out is None:
+            raise RuntimeError(f"the shared pilot job ended (worker {cls})")
+        return out
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class SharedPilot:
+    """One class's worker inside a :class:`_Shared` job (same interface as :class:`Pilot`)."""
+
+    def __init__(self, shared: _Shared, cls: str) -> None:
+        self.shared, self.cls, self.job = shared, cls, None
+
+    def wait_ready(self) -> None:
+        self.job = self.shared.receive(self.cls).get("job")
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.shared.send(self.cls, params)
+        return self.shared.receive(self.cls)
+
+    def close(self) -> None:
+        self.shared.close()
+
+
 class _NoPool:
     """Proposals are evaluated for real: loss and cost are filled in when the trial ends."""
 
@@ -224,7 +300,7 @@ def summarise(records: list[dict[str, Any]], target: float) -> dict[str, Any]:
     }
 
 
-def main(options: dict, seeds: int, budget: int) -> dict[str, Any]:
+def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[str, Any]:
     spec0 = shadho.load_spec(
         {
             "space": {"model": {"exclusive": options}},
@@ -236,7 +312,11 @@ def main(options: dict, seeds: int, budget: int) -> dict[str, Any]:
     )
     joint, to_vals = sim.joint_space_from_config(options)
     print(f"slurm run: starting pilots {DUTY} ...", flush=True)
-    pilots = [Pilot(c, DUTY[c]) for c in CLASSES]
+    if shared:
+        job = _Shared(DUTY)
+        pilots: list[Any] = [SharedPilot(job, c) for c in CLASSES]
+    else:
+        pilots = [Pilot(c, DUTY[c]) for c in CLASSES]
     started = time.perf_counter()
     runs: dict[str, list[list[dict[str, Any]]]] = {
         "shadho": [],
@@ -305,7 +385,13 @@ def main(options: dict, seeds: int, budget: int) -> dict[str, Any]:
         "setup": {
             "classes": CLASSES,
             "cpu_fraction": DUTY,
-            "pilot": "srun --partition=cpu --cpus-per-task=1 --mem=1500 bench/_shadho_pilot.py",
+            "pilot": (
+                "one job, srun --partition=cpu --cpus-per-task=1 bench/_shadho_pilot.py --pair "
+                "fast=1,slow=0.33 (the cluster's other CPU was held by another job)"
+                if shared
+                else "one job per class: srun --partition=cpu --cpus-per-task=1 --mem=1500 "
+                "bench/_shadho_pilot.py"
+            ),
             "round_size": ROUND,
             "budget": budget,
             "seeds": seeds,

@@ -557,6 +557,11 @@ def main() -> None:
         help="only the real run on the local Slurm cluster, into bench/results/shadho.json",
     )
     p.add_argument("--slurm-seeds", type=int, default=4, help="seeds of the real Slurm run")
+    p.add_argument(
+        "--slurm-shared",
+        action="store_true",
+        help="both classes' workers in one 1-CPU Slurm job (when the shared cluster has one free)",
+    )
     p.add_argument("--slurm-budget", type=int, default=48, help="trials per real search")
     args = p.parse_args()
     if args.measure_overheads:
@@ -578,7 +583,7 @@ def main() -> None:
         for stamp in ("benchmark", "date", "machine"):  # write_result stamps them anew
             result.pop(stamp, None)
         result["slurm_run"] = _shadho_slurm.main(
-            workflow_options(), args.slurm_seeds, args.slurm_budget
+            workflow_options(), args.slurm_seeds, args.slurm_budget, args.slurm_shared
         )
         write_result("shadho", result)
         return
