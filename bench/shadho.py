@@ -625,23 +625,29 @@ def main() -> None:
     result["settings"]["measured_overheads"] = main_setting
     target = main_setting["target_loss"]
     print_setting("measured_overheads", main_setting)
+    plot(main_setting, RESULTS / ("shadho_quick.png" if args.quick else "shadho.png"))
+    save(result, args.quick)  # after every setting: a long run interrupted keeps what it has
     if not args.quick:
         none = {"per_trial_s": 0.0, "per_round_s": 0.0}
         half = max(10, seeds // 2)
-        for label, ov, scale in (("no_overheads", none, 1.0), ("costs_x100", overheads, 100.0)):
+        for label, ov, scale in (("costs_x100", overheads, 100.0), ("no_overheads", none, 1.0)):
             s = run_setting(
                 label, options, entries, ov, scale, SENSITIVITY, half, budget, args.jobs, target
             )
             result["settings"][label] = s
             print_setting(label, s)
-    plot(main_setting, RESULTS / ("shadho_quick.png" if args.quick else "shadho.png"))
+            save(result, args.quick)
+
+
+def save(result: dict, quick: bool) -> None:
+    """Write the results (keeping the real Slurm run of an earlier --slurm) and their tables."""
     previous = RESULTS / "shadho.json"
-    if not args.quick and previous.exists() and "slurm_run" in json.loads(previous.read_text()):
+    if not quick and previous.exists() and "slurm_run" in json.loads(previous.read_text()):
         result["slurm_run"] = json.loads(previous.read_text())["slurm_run"]
-    path = write_result("shadho_quick" if args.quick else "shadho", result)
+    path = write_result("shadho_quick" if quick else "shadho", dict(result))
     md = "\n\n".join(markdown(label, st) for label, st in result["settings"].items())
     path.with_suffix(".md").write_text(md + "\n")
-    print(f"results: {path} (tables: {path.with_suffix('.md')})")
+    print(f"results: {path} (tables: {path.with_suffix('.md')})", flush=True)
 
 
 if __name__ == "__main__":
