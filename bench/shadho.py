@@ -37,7 +37,7 @@ one per class, the slow one held to a third of a CPU by a duty-cycle limit insid
 and the async agnostic baseline (and plain TPE) each search for real on them.
 
     python bench/shadho.py --measure-overheads   # real workflow run: the overheads (~1 min)
-    python bench/shadho.py                       # 20 seeds x 160 trials + sensitivities
+    python bench/shadho.py                       # 20 seeds x 120 trials + sensitivities
     python bench/shadho.py --quick               # 2 seeds x 80 trials, small pools
     python bench/shadho.py --slurm               # the real run on Slurm, into the results
 """
@@ -542,7 +542,7 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="2 seeds x 80 trials, small pools")
     p.add_argument("--seeds", type=int, default=None, help="paired seeds (default 20; 2 quick)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes for the seeds")
-    p.add_argument("--budget", type=int, default=None, help="trials per search (default 160)")
+    p.add_argument("--budget", type=int, default=None, help="trials per search (default 120)")
     p.add_argument(
         "--pool", type=int, default=None, help="evaluated configurations per sub-space (60)"
     )
@@ -588,7 +588,7 @@ def main() -> None:
         write_result("shadho", result)
         return
     seeds = args.seeds or (2 if args.quick else 20)
-    budget = args.budget or (80 if args.quick else 160)
+    budget = args.budget or (80 if args.quick else 120)
     pool_size = args.pool or (20 if args.quick else 60)
     options = workflow_options()
     spec = make_spec(options)
