@@ -183,9 +183,10 @@ BENCHMARKS = {
         "workloads."
     ),
     "shadho": (
-        "`python bench/shadho.py [--quick] [--real]`: SHADHO's placement and search against "
-        "hardware-agnostic placement and plain TPE, in simulation with real losses and costs. "
-        "See [SHADHO](shadho.md#benchmark-python-benchshadhopy-quick-real-round-size-n-seeds-n)."
+        "`python bench/shadho.py [--quick] [--slurm]`: SHADHO against an asynchronous "
+        "hardware-agnostic scheduler, the barrier baseline, plain hyperopt TPE and Optuna's TPE, "
+        "20 seeds, with overheads measured on real runs. See "
+        "[SHADHO benchmark](shadho-benchmark.md)."
     ),
 }
 

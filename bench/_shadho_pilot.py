@@ -1,0 +1,118 @@
+"""A trial worker for bench/_shadho_slurm.py, run inside a Slurm job (``srun ... python
+_shadho_pilot.py``): loads the digits data once, then evaluates one trial per line of standard
+input (the parameters as JSON) and answers one line (loss, duration, CPU seconds).
+
+``--duty F`` (0 < F < 1) makes it a slow worker: the evaluating process is a child that this
+process stops and continues (SIGSTOP/SIGCONT) so it gets a fraction F of one CPU, a CPU limit
+applied inside the job (the shared cluster is not reconfigured).
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+PERIOD_S = 0.05
+
+
+def serve() -> None:
+    from snakemake_shadho import digits
+
+    data = digits.load_data()
+    digits.evaluate({"model": "svm_linear", "kernel": "linear", "C": 1.0}, data)  # warm up
+    digits.cnn_loss({"channels": 4, "lr": 0.01, "epochs": 1}, data)
+    print(json.dumps({"ready": True, "job": os.environ.get("SLURM_JOB_ID")}), flush=True)
+    for line in sys.stdin:
+        params = json.loads(line)
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            loss = digits.evaluate(params, data, threads=1, folds=3)["loss"]
+        except Exception as e:  # an objective failure is a failed trial, not a dead worker
+            print(json.dumps({"loss": None, "error": repr(e)}), flush=True)
+            continue
+        out = {
+            "loss": loss,
+            "duration_s": time.perf_counter() - t0,
+            "cpu_s": time.process_time() - c0,
+        }
+        print(json.dumps(out), flush=True)
+
+
+def throttle(duty: float) -> int:
+    """Run ``serve`` in a child (sharing stdin/stdout) held to ``duty`` of one CPU."""
+    child = subprocess.Popen([sys.executable, "-u", __file__, "--duty", "1"])
+    on, off = PERIOD_S * duty, PERIOD_S * (1 - duty)
+    try:
+        while child.poll() is None:
+            time.sleep(on)
+            os.kill(child.pid, signal.SIGSTOP)
+            time.sleep(off)
+            os.kill(child.pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+    finally:
+        if child.poll() is None:
+            os.kill(child.pid, signal.SIGCONT)
+    return child.wait()
+
+
+def pair(duties: dict[str, float]) -> int:
+    """Several workers in one job: a line ``NAME JSON`` on stdin goes to worker NAME, its answer
+    comes back as ``NAME JSON`` (for a shared cluster with one CPU free for this benchmark)."""
+    import threading
+
+    children = {
+        name: subprocess.Popen(
+            [sys.executable, "-u", __file__, "--duty", str(duty)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, duty in duties.items()
+    }
+    lock = threading.Lock()
+
+    def relay(name: str, child: subprocess.Popen) -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            with lock:
+                sys.stdout.write(f"{name} {line}")
+                sys.stdout.flush()
+
+    threads = [threading.Thread(target=relay, args=item) for item in children.items()]
+    for t in threads:
+        t.start()
+    for line in sys.stdin:
+        name, _, payload = line.partition(" ")
+        child = children[name]
+        assert child.stdin is not None
+        child.stdin.write(payload)
+        child.stdin.flush()
+    for child in children.values():
+        assert child.stdin is not None
+        child.stdin.close()
+    for t in threads:
+        t.join()
+    return max(child.wait() for child in children.values())
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--duty", type=float, default=1.0, help="fraction of one CPU (0 < F <= 1)")
+    p.add_argument("--pair", help="NAME=DUTY,NAME=DUTY: several workers in this one job")
+    args = p.parse_args()
+    if args.pair:
+        return pair({k: float(v) for k, v in (x.split("=") for x in args.pair.split(","))})
+    if not 0 < args.duty <= 1:
+        sys.exit(f"--duty {args.duty}: expected a fraction of one CPU in (0, 1]")
+    if args.duty < 1:
+        return throttle(args.duty)
+    serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

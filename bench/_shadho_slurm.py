@@ -1,0 +1,404 @@
+"""The real heterogeneous run of bench/shadho.py on the local Slurm cluster.
+
+Two pilot jobs (``srun -p cpu -c 1``, bench/_shadho_pilot.py), one per hardware class: ``fast``
+gets a whole CPU, ``slow`` a third of one (a duty-cycle CPU limit inside its job; the shared
+cluster is not reconfigured). Each pilot loads the data once and evaluates trials sent to it
+over its standard input, so trials pay no process start. On these two workers, for each seed,
+every strategy searches for real with the same budget (strategies interleaved within a seed, so
+background load hits them alike):
+
+- ``shadho``: SHADHO as built: rounds planned by :func:`snakemake_shadho.plan_round` (its
+  real planning time included), each class running its trials longest-predicted first, a
+  barrier at the end of every round, results merged with :func:`merge_round`;
+- ``agnostic_async``: each worker, when free, pulls a trial of a random sub-space's TPE;
+- ``tpe_async``: each worker, when free, pulls a trial from plain TPE over the joint space.
+
+Measured: wall time, best loss, time to the target loss (the median over seeds of plain TPE's
+best loss), and each class's utilisation (time evaluating trials over wall time).
+"""
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from _common import PLUGINS_PATH
+from hyperopt import space_eval
+
+import snakemake_shadho as shadho
+from snakemake_shadho import _simulate as sim
+
+PILOT = Path(__file__).with_name("_shadho_pilot.py")
+CLASSES = {"fast": {"count": 1, "speed": 3.0}, "slow": {"count": 1, "speed": 1.0}}
+DUTY = {"fast": 1.0, "slow": 1 / 3}
+ROUND = 8  # trials per round, as workflows/hpo-digits
+READY_TIMEOUT_S = 300
+
+
+class Pilot:
+    """One pilot job: a worker of class ``cls`` that evaluates trials on request."""
+
+    def __init__(self, cls: str, duty: float) -> None:
+        self.cls = cls
+        cmd = [
+            "srun",
+            "--partition=cpu",
+            "--cpus-per-task=1",
+            "--mem=1500",
+            f"--job-name=i16bench-shadho-{cls}",
+            "--quiet",
+            sys.executable,
+            "-u",
+            str(PILOT),
+            "--duty",
+            f"{duty:.6f}",
+        ]
+        env = {**os.environ, "PYTHONPATH": PLUGINS_PATH, "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.job = None
+
+    def wait_ready(self) -> None:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"pilot {self.cls} ended before it was ready")
+        self.job = json.loads(line).get("job")
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(params) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"pilot {self.cls} (job {self.job}) ended")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # srun forwards the kill to its own job step
+            self.proc.wait()
+
+
+class _Shared:
+    """One Slurm job hosting every class's worker (``_shadho_pilot.py --pair``): lines are
+    tagged with the class; a reader thread hands each answer to its class."""
+
+    def __init__(self, duties: dict[str, float]) -> None:
+        import queue
+
+        pair = ",".join(f"{c}={d:.6f}" for c, d in duties.items())
+        cmd = [
+            "srun",
+            "--partition=cpu",
+            "--cpus-per-task=1",
+            "--mem=3000",
+            "--job-name=i16bench-shadho-pair",
+            "--quiet",
+            sys.executable,
+            "-u",
+            str(PILOT),
+            "--pair",
+            pair,
+        ]
+        env = {**os.environ, "PYTHONPATH": PLUGINS_PATH, "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.answers = {c: queue.Queue() for c in duties}
+        self.write_lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            name, _, payload = line.partition(" ")
+            self.answers[name].put(json.loads(payload))
+        for q in self.answers.values():
+            q.put(None)
+
+    def send(self, cls: str, params: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with self.write_lock:
+            self.proc.stdin.write(f"{cls} {json.dumps(params)}\n")
+            self.proc.stdin.flush()
+
+    def receive(self, cls: str) -> dict[str, Any]:
+        out = self.answers[cls].get()
+        if out is None:
+            raise RuntimeError(f"the shared pilot job ended (worker {cls})")
+        return out
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class SharedPilot:
+    """One class's worker inside a :class:`_Shared` job (same interface as :class:`Pilot`)."""
+
+    def __init__(self, shared: _Shared, cls: str) -> None:
+        self.shared, self.cls, self.job = shared, cls, None
+
+    def wait_ready(self) -> None:
+        self.job = self.shared.receive(self.cls).get("job")
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.shared.send(self.cls, params)
+        return self.shared.receive(self.cls)
+
+    def close(self) -> None:
+        self.shared.close()
+
+
+class _NoPool:
+    """Proposals are evaluated for real: loss and cost are filled in when the trial ends."""
+
+    def lookup(self, subspace: str, vals: Any) -> dict[str, Any]:
+        return {"cost": math.nan, "loss": None}
+
+
+def _params(spec: shadho.SearchSpec, trial: sim.SimTrial) -> dict[str, Any]:
+    return space_eval(spec.subspaces[trial.subspace].space, trial.vals)
+
+
+def _threads(targets: list[tuple[Any, tuple]]) -> None:
+    """Run the targets in threads; re-raise the first failure (a pilot that died)."""
+    errors: list[BaseException] = []
+
+    def guarded(fn: Any, args: tuple) -> None:
+        try:
+            fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=t) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError(f"a trial worker failed: {errors[0]!r}") from errors[0]
+
+
+def run_async(
+    spec: shadho.SearchSpec, pilots: list[Pilot], proposer: Any, budget: int
+) -> list[dict[str, Any]]:
+    """Every pilot, when free, takes the next proposal: no rounds, no barrier."""
+    lock = threading.Lock()
+    records: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+
+    def worker(pilot: Pilot) -> None:
+        while True:
+            with lock:
+                if len(records) >= budget:
+                    return
+                trial = proposer.propose(pilot.cls)
+                record = {"subspace": trial.subspace, "hw_class": pilot.cls}
+                records.append(record)
+            record["start"] = time.perf_counter() - t0
+            out = pilot.run(_params(spec, trial))
+            record["end"] = time.perf_counter() - t0
+            trial.loss = out["loss"]
+            record.update(loss=out["loss"], duration_s=out.get("duration_s", 0.0))
+            with lock:
+                proposer.tell(trial)
+
+    _threads([(worker, (p,)) for p in pilots])
+    return records
+
+
+def _run_queue(
+    pilot: Pilot,
+    queue: list[dict[str, Any]],
+    t0: float,
+    results: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+) -> None:
+    """One class's trials of a round, in order, on its pilot."""
+    for t in queue:
+        start = time.perf_counter() - t0
+        out = pilot.run(t["params"])
+        end = time.perf_counter() - t0
+        loss = out["loss"]
+        duration = out.get("duration_s", 0.0)
+        status = "ok" if loss is not None else "fail"
+        results.append({**t, "status": status, "loss": loss, "duration_s": duration})
+        records.append(
+            {
+                "subspace": t["subspace"],
+                "hw_class": pilot.cls,
+                "start": start,
+                "end": end,
+                "loss": loss,
+                "duration_s": duration,
+            }
+        )
+
+
+def run_shadho(spec: shadho.SearchSpec, pilots: list[Pilot], rounds: int) -> list[dict[str, Any]]:
+    """SHADHO as built: plan a round, run each class's queue (longest predicted first) on its
+    pilot, wait for the round's last trial, merge, plan the next."""
+    by_class = {p.cls: p for p in pilots}
+    history: list[dict[str, Any]] = []
+    previous = None
+    records: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for r in range(rounds):
+        plan = shadho.plan_round(spec, r, history, previous)
+        previous = plan["ranking"]
+        queues = {
+            c: sorted(
+                (t for t in plan["trials"] if t["hw_class"] == c),
+                key=lambda t: -t["predicted_cost"],
+            )
+            for c in by_class
+        }
+        results: list[dict[str, Any]] = []
+        _threads([(_run_queue, (by_class[c], q, t0, results, records)) for c, q in queues.items()])
+        history = shadho.merge_round(history, plan, results)
+    return records
+
+
+def summarise(records: list[dict[str, Any]], target: float) -> dict[str, Any]:
+    wall = max(r["end"] for r in records)
+    ok = [r for r in records if r["loss"] is not None]
+    hits = [r["end"] for r in ok if r["loss"] <= target]
+    return {
+        "wall_s": round(wall, 2),
+        "best_loss": min((r["loss"] for r in ok), default=None),
+        "time_to_target_s": round(min(hits), 2) if hits else None,
+        "failed": len(records) - len(ok),
+        "per_class": {
+            c: {
+                "trials": sum(r["hw_class"] == c for r in records),
+                "cnn_trials": sum(r["hw_class"] == c and r["subspace"] == "cnn" for r in records),
+                "utilisation": round(
+                    sum(r["duration_s"] for r in records if r["hw_class"] == c) / wall, 3
+                ),
+            }
+            for c in CLASSES
+        },
+    }
+
+
+def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[str, Any]:
+    spec0 = shadho.load_spec(
+        {
+            "space": {"model": {"exclusive": options}},
+            "hardware": CLASSES,
+            "trials_per_round": ROUND,
+            "rerank_every": ROUND,
+            "n_startup_jobs": 4,
+        }
+    )
+    joint, to_vals = sim.joint_space_from_config(options)
+    print(f"slurm run: starting pilots {DUTY} ...", flush=True)
+    if shared:
+        job = _Shared(DUTY)
+        pilots: list[Any] = [SharedPilot(job, c) for c in CLASSES]
+    else:
+        pilots = [Pilot(c, DUTY[c]) for c in CLASSES]
+    started = time.perf_counter()
+    runs: dict[str, list[list[dict[str, Any]]]] = {
+        "shadho": [],
+        "agnostic_async": [],
+        "tpe_async": [],
+    }
+    try:
+        waiter = threading.Thread(target=lambda: [p.wait_ready() for p in pilots], daemon=True)
+        waiter.start()
+        waiter.join(READY_TIMEOUT_S)
+        if waiter.is_alive() or any(p.job is None for p in pilots):
+            raise RuntimeError(
+                f"the pilot jobs did not start within {READY_TIMEOUT_S} s (is the cluster "
+                "busy? squeue)"
+            )
+        print(f"  pilots ready (jobs {[p.job for p in pilots]})", flush=True)
+        for seed in range(seeds):
+            spec = replace(spec0, seed=seed)
+            order = list(runs) if seed % 2 == 0 else list(reversed(runs))
+            for name in order:
+                t0 = time.perf_counter()
+                if name == "shadho":
+                    recs = run_shadho(spec, pilots, budget // ROUND)
+                elif name == "agnostic_async":
+                    proposer = sim._AgnosticAsync(spec, _NoPool(), seed)
+                    recs = run_async(spec, pilots, proposer, budget)
+                else:
+                    n_startup = spec.n_startup_jobs * len(spec.subspaces)
+                    proposer = sim._JointTPEAsync(joint, to_vals, _NoPool(), n_startup, seed)
+                    recs = run_async(spec, pilots, proposer, budget)
+                runs[name].append(recs)
+                best = min((r["loss"] for r in recs if r["loss"] is not None), default=None)
+                print(
+                    f"  seed {seed} {name}: {time.perf_counter() - t0:.1f} s, best {best}",
+                    flush=True,
+                )
+    finally:
+        for p in pilots:
+            p.close()
+    target = statistics.median(
+        min(r["loss"] for r in recs if r["loss"] is not None) for recs in runs["tpe_async"]
+    )
+    per_seed = {n: [summarise(recs, target) for recs in rs] for n, rs in runs.items()}
+    summary = {}
+    for name, rows in per_seed.items():
+        ttt = [
+            r["time_to_target_s"] if r["time_to_target_s"] is not None else math.inf for r in rows
+        ]
+        summary[name] = {
+            "wall_s_median": statistics.median(r["wall_s"] for r in rows),
+            "best_loss_median": statistics.median(r["best_loss"] for r in rows),
+            "time_to_target_s_median": sim.median_of(ttt) if seeds else None,
+            "utilisation_median": {
+                c: statistics.median(r["per_class"][c]["utilisation"] for r in rows)
+                for c in CLASSES
+            },
+            "cnn_trials_on_fast_median": statistics.median(
+                r["per_class"]["fast"]["cnn_trials"] for r in rows
+            ),
+        }
+        ttt_m = summary[name]["time_to_target_s_median"]
+        summary[name]["time_to_target_s_median"] = ttt_m if math.isfinite(ttt_m) else None
+    for name, s in summary.items():
+        print(f"  {name:>15}: {s}", flush=True)
+    return {
+        "setup": {
+            "classes": CLASSES,
+            "cpu_fraction": DUTY,
+            "pilot": (
+                "one job, srun --partition=cpu --cpus-per-task=1 bench/_shadho_pilot.py --pair "
+                "fast=1,slow=0.33 (the cluster's other CPU was held by another job)"
+                if shared
+                else "one job per class: srun --partition=cpu --cpus-per-task=1 --mem=1500 "
+                "bench/_shadho_pilot.py"
+            ),
+            "round_size": ROUND,
+            "budget": budget,
+            "seeds": seeds,
+            "target_loss": target,
+            "target_rule": "median over seeds of plain async TPE's best loss",
+        },
+        "wall_s_total": round(time.perf_counter() - started, 1),
+        "summary": summary,
+        "per_seed": per_seed,
+    }
