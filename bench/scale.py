@@ -9,7 +9,7 @@ Variants, interleaved at each size so machine noise hits all alike, ``-j 2``:
   running trivial ``run:`` jobs in threads (``--force-use-threads``), greedy scheduler;
 - ``sticky+incremental+patch`` (with ``--upstream-patch``): ``sticky+incremental`` on a
   Snakemake whose job scheduler carries the patch proposed upstream
-  (``upstream/snakemake/job_scheduler-per-round.patch``, applied in the benchmark's process
+  (``upstream/snakemake/scheduling-per-round.patch``, applied in the benchmark's process
   only, see ``_patched_snakemake.py``).
 
 Reported per run: wall seconds, cost per invocation (wall / N) and the peak RSS of the main
