@@ -44,6 +44,7 @@ class Scheduler(SchedulerBase):
         self._omit_inputs = bool(getattr(settings, "omit_prioritize_by_temp_and_input", False))
         self._input_sizes: Mapping[Any, Any] = {}
         self._queues = ReadyQueues(reward=self._reward, weights=_weights)
+        self._dag_size: Optional[int] = _size(self.dag)
 
     def dag_updated(self) -> None:
         # Priorities may have changed: queue everything afresh on the next round.
@@ -59,8 +60,13 @@ class Scheduler(SchedulerBase):
         queues = self._queues
         self._input_sizes = input_sizes
         names = tuple(available_resources)
-        if names != queues.names:
+        dag_size = _size(self.dag)
+        if names != queues.names or dag_size != self._dag_size:
+            # New resources, or the DAG changed (a checkpoint's jobs were added: Snakemake
+            # 9 does not call dag_updated, and recomputes every priority): weigh every
+            # ready job afresh, once.
             queues.reset(names)
+            self._dag_size = dag_size
         ready = (
             selectable_jobs
             if isinstance(selectable_jobs, (set, frozenset))
@@ -96,3 +102,11 @@ class Scheduler(SchedulerBase):
 
 def _weights(job: Any) -> Mapping[str, Any]:
     return job.scheduler_resources
+
+
+def _size(dag: Any) -> Optional[int]:
+    """The DAG's job count (Snakemake's DAG changes it only when its structure changes)."""
+    try:
+        return len(dag)
+    except TypeError:
+        return None

@@ -173,3 +173,24 @@ def test_jobs_that_left_the_ready_set_are_not_selected_and_restarts_are():
 def test_non_integer_resources_fall_back_to_greedy():
     jobs = {FakeJob("x", 0, {"_cores": 1, "mem": "4 GB"})}
     assert incremental().select_jobs(jobs, [], {"_cores": 2, "mem": 100}, {}) is None
+
+
+class GrowingDAG:
+    """Snakemake's DAG changes its length only when its structure changes (checkpoints)."""
+
+    def __init__(self) -> None:
+        self.size = 3
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def test_a_dag_update_reweighs_the_ready_jobs():
+    a, b = FakeJob("a", 1, {"_cores": 1}), FakeJob("b", 2, {"_cores": 1})
+    dag = GrowingDAG()
+    s = Scheduler(dag, SchedulerSettings(), LOG)
+    assert s.select_jobs({a, b}, [], {"_cores": 1}, {}) == [b]
+    c = FakeJob("c", 0, {"_cores": 1})
+    a._priority = 9  # a checkpoint's new jobs: Snakemake recomputes every priority
+    dag.size = 5
+    assert s.select_jobs({a, c}, [], {"_cores": 1}, {}) == [a]
