@@ -140,7 +140,10 @@ def fit_quadratic(points: list[tuple[int, float]]) -> Optional[tuple[float, floa
     det = s11 * s22 - s12 * s12
     if det == 0:
         return None
-    return (t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det
+    a, b = (t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det
+    if b < 0 or a < 0:  # noise bent the curve the wrong way: fit t = a n alone
+        return t1 / s11, 0.0
+    return a, b
 
 
 def main() -> None:
