@@ -19,20 +19,23 @@ from typing import Any, Optional
 
 
 class MetricsLog:
-    """Append-only JSONL event log, safe to write from any thread."""
+    """Append-only JSONL event log, safe to write from any thread.
+
+    Records are not kept in memory (a paper-scale run writes one per invocation, 150,000 and
+    more): ``records()`` reads back what this log wrote to its file.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._start = time.monotonic()
         self._lock = threading.Lock()
-        self._records: list[dict[str, Any]] = []
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: Optional[Any] = open(path, "a", encoding="utf-8")
+        self._offset = self._file.tell()  # where this log's records begin
 
     def write(self, event: str, **fields: Any) -> None:
         record = {"event": event, "t": round(time.monotonic() - self._start, 6), **fields}
         with self._lock:
-            self._records.append(record)
             if self._file is not None:
                 self._file.write(json.dumps(record) + "\n")
                 self._file.flush()
@@ -47,8 +50,10 @@ class MetricsLog:
             return self._records[index:]
 
     def records(self, event: Optional[str] = None) -> list[dict[str, Any]]:
-        with self._lock:
-            return [r for r in self._records if event is None or r["event"] == event]
+        with self._lock, open(self.path, encoding="utf-8") as f:
+            f.seek(self._offset)
+            records = [json.loads(line) for line in f if line.strip()]
+        return [r for r in records if event is None or r["event"] == event]
 
     def close(self) -> None:
         with self._lock:

@@ -22,9 +22,11 @@ from tests.conftest import REPO
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-# In dependency order: the sticky executor and nbrewind require the storage plugin.
+# In dependency order: the sticky executor and nbrewind require the storage plugin, the sticky
+# executor the scheduler plugin (its profiles select it).
 DISTRIBUTIONS = {
     "snakemake-storage-plugin-ckpt": ["snakemake_storage_plugin_ckpt", "ckptstore"],
+    "snakemake-scheduler-plugin-incremental": ["snakemake_scheduler_plugin_incremental"],
     "snakemake-executor-plugin-sticky": ["snakemake_executor_plugin_sticky", "stickyinvoc"],
     "snakemake-logger-plugin-distea": ["snakemake_logger_plugin_distea", "distea"],
     "nbrewind": ["nbrewind"],
@@ -52,12 +54,14 @@ PROBE = textwrap.dedent(
     # What Snakemake's own plugin discovery finds, and where from.
     from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
     from snakemake_interface_logger_plugins.registry import LoggerPluginRegistry
+    from snakemake_interface_scheduler_plugins.registry import SchedulerPluginRegistry
     from snakemake_interface_storage_plugins.registry import StoragePluginRegistry
 
     for kind, registry, name in [
         ("executor", ExecutorPluginRegistry(), "sticky"),
         ("storage", StoragePluginRegistry(), "ckpt"),
         ("logger", LoggerPluginRegistry(), "distea"),
+        ("scheduler", SchedulerPluginRegistry(), "incremental"),
     ]:
         plugin = registry.get_plugin(name)
         settings = plugin.settings_cls
@@ -121,7 +125,7 @@ def venv(tmp_path_factory):
     assert len(built) == len(DISTRIBUTIONS), built
     root = tmp / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", root], env)
-    # --no-index: the dependencies between the five come from the wheels, the third-party
+    # --no-index: the dependencies between the six come from the wheels, the third-party
     # ones must already be there; pip refuses if a declared dependency is missing.
     install = [*pip, "--python", root / "bin" / "python", "install", "--quiet", "--no-index"]
     _run([*install, "--find-links", wheels, *(wheels / name for name in built)], env)

@@ -38,3 +38,27 @@ def test_summary_counts_workers_builds_and_latency():
 
 def test_no_summary_without_invocations():
     assert summarize([{"event": "worker_started"}]) is None
+
+
+def test_records_are_read_back_not_kept_in_memory(tmp_path):
+    """Why (issue 17): one record per invocation stayed in memory for the whole run (about
+    0.4 KiB each, 60 MiB at 150,000 invocations); they are read back from the file."""
+    import tracemalloc
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_text('{"event": "from_an_earlier_log", "t": 0}\n')
+    log = MetricsLog(path)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(5_000):
+            log.write("invocation", id=i, worker="w1", template="t", ok=True, latency_s=0.01)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 250_000, f"{grown} bytes kept for 5,000 records"
+    invocations = log.records("invocation")
+    assert len(invocations) == 5_000 and invocations[-1]["id"] == 4_999
+    assert len(log.records()) == 5_000  # not the earlier log's record
+    log.close()
+    assert len(log.records("invocation")) == 5_000

@@ -1,0 +1,112 @@
+"""``snakemake --scheduler incremental``: the greedy scheduler's choices, kept incrementally.
+
+The thin plugin entry: Snakemake finds ``Scheduler`` and ``SchedulerSettings`` here. The
+queues live in ``_queues`` (a pure core with unit tests).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from snakemake_interface_common.io import AnnotatedStringInterface
+from snakemake_interface_scheduler_plugins.base import SchedulerBase
+from snakemake_interface_scheduler_plugins.interfaces.jobs import JobSchedulerInterface
+from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
+
+from ._queues import ReadyQueues, UnsupportedResources
+
+__all__ = ["Scheduler", "SchedulerSettings"]
+
+
+@dataclass
+class SchedulerSettings(SchedulerSettingsBase):
+    omit_prioritize_by_temp_and_input: bool = field(
+        default=False,
+        metadata={
+            "help": "As --scheduler-greedy-omit-prioritize-by-temp-and-input: rank ready jobs "
+            "by priority alone, not also by the size of their temporary and other input files.",
+        },
+    )
+
+
+class Scheduler(SchedulerBase):
+    """Selects what ``--scheduler greedy`` (greediness 1) selects, in O(k log n) per round.
+
+    Snakemake hands over the whole set of ready jobs each round; the jobs not yet queued are
+    found with one set difference (C speed) and queued once, with their reward. Jobs that
+    left the ready set without being selected here (another scheduler's pick after a
+    fallback, a DAG update) are forgotten the same way. Whatever is not plain integers goes
+    back to Snakemake's greedy scheduler (``None``), as the plugin interface provides.
+    """
+
+    def __post_init__(self) -> None:
+        settings: Any = self.settings
+        self._omit_inputs = bool(getattr(settings, "omit_prioritize_by_temp_and_input", False))
+        self._input_sizes: Mapping[Any, Any] = {}
+        self._queues = ReadyQueues(reward=self._reward, weights=_weights)
+        self._dag_size: Optional[int] = _size(self.dag)
+
+    def dag_updated(self) -> None:
+        # Priorities may have changed: queue everything afresh on the next round.
+        self._queues.reset(self._queues.names)
+
+    def select_jobs(
+        self,
+        selectable_jobs: Sequence[JobSchedulerInterface],
+        remaining_jobs: Sequence[JobSchedulerInterface],
+        available_resources: Mapping[str, Union[int, str]],
+        input_sizes: dict[AnnotatedStringInterface, int],
+    ) -> Optional[Sequence[JobSchedulerInterface]]:
+        queues = self._queues
+        self._input_sizes = input_sizes
+        names = tuple(available_resources)
+        dag_size = _size(self.dag)
+        if names != queues.names or dag_size != self._dag_size:
+            # New resources, or the DAG changed (a checkpoint's jobs were added: Snakemake
+            # 9 does not call dag_updated, and recomputes every priority): weigh every
+            # ready job afresh, once.
+            queues.reset(names)
+            self._dag_size = dag_size
+        ready = (
+            selectable_jobs
+            if isinstance(selectable_jobs, (set, frozenset))
+            else set(selectable_jobs)
+        )
+        known = queues.known()
+        new = ready - known
+        if len(ready) - len(new) != len(queues):
+            # Some queued jobs are no longer ready (selected by the fallback, dropped by a
+            # DAG update): forget them.
+            for job in known - ready:
+                queues.discard(job)
+        try:
+            for job in new:
+                queues.add(job)
+            return queues.select(available_resources)
+        except (UnsupportedResources, KeyError, TypeError) as e:
+            self.logger.debug(f"scheduler incremental: falling back to greedy ({e})")
+            queues.reset(names)
+            return None
+
+    def _reward(self, job: Any) -> tuple[Any, ...]:
+        """The greedy scheduler's reward (snakemake/scheduling/greedy.py, job_reward)."""
+        if self._omit_inputs:
+            return (job.priority,)
+        sizes = self._input_sizes
+        return (
+            job.priority,
+            sum(sizes[f] or 0 for f in job.input if f.is_flagged("temp")),
+            sum(sizes[f] or 0 for f in job.input),
+        )
+
+
+def _weights(job: Any) -> Mapping[str, Any]:
+    return job.scheduler_resources
+
+
+def _size(dag: Any) -> Optional[int]:
+    """The DAG's job count (Snakemake's DAG changes it only when its structure changes)."""
+    try:
+        return len(dag)
+    except TypeError:
+        return None
