@@ -311,16 +311,24 @@ class StickyScheduler:
         out += self._start_workers(now)
         return out
 
+    def _start_key(self, cls: str, template: str) -> tuple[str, str]:
+        return cls, template if template in self.max_per_template else ""
+
     def _start_workers(self, now: float) -> list[Instruction]:
         """Start workers for waiting invocations, per class, within ``max_workers``."""
         out: list[Instruction] = []
         live = [w for w in self.workers.values() if w.phase is not Phase.STOPPING]
-        starting = Counter(w.cls for w in live if w.phase is Phase.STARTING)
+        # Workers on their way count for the waiting invocations they can take: of their
+        # class, and of their template where it has a limit of its own.
+        starting = Counter(
+            self._start_key(w.cls, w.started_for) for w in live if w.phase is Phase.STARTING
+        )
         live_classes = Counter(w.cls for w in live)
         for inv_id in self.queue:
             template, cls = self.invocations[inv_id].template, self.invocations[inv_id].cls
-            if starting[cls] > 0:
-                starting[cls] -= 1  # a worker of this class is on its way for it
+            key = self._start_key(cls, template)
+            if starting[key] > 0:
+                starting[key] -= 1  # a worker of this class is on its way for it
                 continue
             cap = self.max_per_template.get(template)
             if cap is not None:
