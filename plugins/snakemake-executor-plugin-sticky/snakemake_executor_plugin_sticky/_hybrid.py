@@ -10,7 +10,9 @@ the scheduler's callbacks, the spawned-job arguments) is the real workflow's.
 
 import dataclasses
 import shlex
+import subprocess
 import typing
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -99,4 +101,103 @@ def start_slurm_executor(workflow: Any, logger: Any, options: Optional[str]) -> 
 
     plugin = ExecutorPluginRegistry().get_plugin(SLURM_PLUGIN)
     view = SlurmWorkflowView(workflow, slurm_settings(options), plugin)
-    return plugin.executor(view, logger)
+    executor = plugin.executor(view, logger)
+    guard_status_checks(executor, logger)
+    return executor
+
+
+# ---- status checks when accounting is down ----------------------------------------------------
+
+FAILED_STATES = frozenset(
+    {
+        "BOOT_FAIL",
+        "CANCELLED",
+        "DEADLINE",
+        "FAILED",
+        "NODE_FAIL",
+        "OUT_OF_MEMORY",
+        "PREEMPTED",
+        "TIMEOUT",
+    }
+)
+
+
+def squeue_states(job_ids: list[str]) -> dict[str, str]:
+    """Job id -> state from ``squeue`` (slurmctld: works without the accounting database;
+    finished jobs stay listed for MinJobAge). Empty if squeue fails or times out."""
+    try:
+        proc = subprocess.run(
+            ["squeue", "-h", "--states=all", "-j", ",".join(job_ids), "-o", "%i|%T"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    states = {}
+    for line in proc.stdout.splitlines():
+        job_id, _, state = line.strip().partition("|")
+        if job_id:
+            states[job_id] = state.split()[0] if state else ""
+    return states
+
+
+def guard_status_checks(
+    executor: Any, logger: Any, squeue: Callable[[list[str]], dict[str, str]] = squeue_states
+) -> None:
+    """Keep the stock executor from losing jobs when ``sacct`` fails.
+
+    snakemake-executor-plugin-slurm 2.8 yields nothing from ``check_active_jobs`` once every
+    sacct attempt of a cycle failed (its accounting database stopped): every active job then
+    silently leaves its watch list and Snakemake waits for it forever. Here every job the
+    stock check neither yielded nor reported is looked up with ``squeue`` instead: finished
+    jobs are reported (success or error, by their state), the others stay watched; one
+    warning says so."""
+    stock = executor.check_active_jobs
+    warned = False
+
+    async def check_active_jobs(active_jobs: list[Any]) -> AsyncIterator[Any]:
+        nonlocal warned
+        reported: set[int] = set()
+        success, error = executor.report_job_success, executor.report_job_error
+
+        def note_success(info: Any) -> None:
+            reported.add(id(info))
+            success(info)
+
+        def note_error(info: Any, msg: Any = None, **kwargs: Any) -> None:
+            reported.add(id(info))
+            error(info, msg, **kwargs)
+
+        executor.report_job_success, executor.report_job_error = note_success, note_error
+        kept: set[int] = set()
+        try:
+            async for info in stock(active_jobs):
+                kept.add(id(info))
+                yield info
+        finally:
+            executor.report_job_success, executor.report_job_error = success, error
+        dropped = [j for j in active_jobs if id(j) not in kept and id(j) not in reported]
+        if not dropped:
+            return
+        if not warned:
+            warned = True
+            logger.warning(
+                "sticky: sacct gave no state for Slurm jobs of this run (Slurm accounting "
+                "unavailable?); their states come from squeue until it answers again"
+            )
+        states = squeue([str(j.external_jobid) for j in dropped])
+        for job in dropped:
+            state = states.get(str(job.external_jobid), "")
+            if state == "COMPLETED":
+                success(job)
+            elif state in FAILED_STATES:
+                error(
+                    job,
+                    msg=f"Slurm job {job.external_jobid} ended {state} (state from squeue: "
+                    "sacct failed). ",
+                )
+            else:
+                yield job  # still queued or running, or unknown: keep watching it
+
+    executor.check_active_jobs = check_active_jobs

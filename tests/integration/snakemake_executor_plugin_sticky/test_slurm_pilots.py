@@ -94,7 +94,20 @@ def with_pilot_resources(wd: Path) -> None:
     templates.write_text(text)
 
 
-SLURM = ["--sticky-backend", "slurm"]
+# Cluster execution, as under --executor slurm: --jobs bounds the jobs; one pilot at a time
+# (the cluster has 2 CPUs, and the workflow's shell jobs are Slurm jobs that need one).
+SLURM = [
+    "--sticky-backend",
+    "slurm",
+    "--jobs",
+    "2",
+    "--sticky-max-pilots",
+    "1",
+    "--sticky-slurm-options",
+    "init-seconds-before-status-checks=1",
+    "--seconds-between-status-checks",
+    "1",
+]
 
 
 def test_pilots_run_invocations_and_leave_nothing_behind(workflow, run_snakemake):

@@ -207,3 +207,74 @@ def test_settings_fields_keep_optional_spelling():
     """Snakemake builds its parser from these annotations: Optional[...], never X | None."""
     for f in dataclasses.fields(ExecutorSettings):
         assert "|" not in str(f.type), f
+
+
+# ---- status checks with accounting down ------------------------------------------------------
+
+
+class FakeSlurmExecutor:
+    """The stock executor's status-check contract: report finished jobs, yield running ones."""
+
+    def __init__(self, sacct_answers: bool) -> None:
+        self.sacct_answers = sacct_answers
+        self.succeeded: list[str] = []
+        self.failed: list[tuple[str, str]] = []
+
+    def report_job_success(self, info):
+        self.succeeded.append(info.external_jobid)
+
+    def report_job_error(self, info, msg=None, **kwargs):
+        self.failed.append((info.external_jobid, msg))
+
+    async def check_active_jobs(self, active_jobs):
+        if not self.sacct_answers:
+            return  # as snakemake-executor-plugin-slurm 2.8 after 5 failed sacct attempts
+        for job in active_jobs:
+            if job.external_jobid == "1":
+                self.report_job_success(job)
+            else:
+                yield job
+
+
+def cycle(executor, jobs):
+    import asyncio
+
+    async def collect():
+        return [j async for j in executor.check_active_jobs(jobs)]
+
+    return asyncio.run(collect())
+
+
+def test_jobs_are_not_lost_when_sacct_fails_their_states_come_from_squeue():
+    from snakemake_executor_plugin_sticky._hybrid import guard_status_checks
+
+    warnings: list[str] = []
+    logger = SimpleNamespace(warning=warnings.append)
+    executor = FakeSlurmExecutor(sacct_answers=False)
+    asked: list[list[str]] = []
+
+    def squeue(ids):
+        asked.append(ids)
+        return {"1": "COMPLETED", "2": "RUNNING", "3": "TIMEOUT"}
+
+    guard_status_checks(executor, logger, squeue)
+    jobs = [SimpleNamespace(external_jobid=i) for i in ["1", "2", "3", "4"]]
+    still = cycle(executor, jobs)
+    assert [j.external_jobid for j in still] == ["2", "4"]  # running, and unknown: watched
+    assert executor.succeeded == ["1"]
+    assert executor.failed == [
+        ("3", "Slurm job 3 ended TIMEOUT (state from squeue: sacct failed). ")
+    ]
+    assert asked == [["1", "2", "3", "4"]]
+    cycle(executor, still)
+    assert len(warnings) == 1 and "squeue" in warnings[0]
+
+
+def test_with_sacct_answering_the_stock_check_decides_alone():
+    from snakemake_executor_plugin_sticky._hybrid import guard_status_checks
+
+    executor = FakeSlurmExecutor(sacct_answers=True)
+    guard_status_checks(executor, SimpleNamespace(warning=None), squeue=None)
+    jobs = [SimpleNamespace(external_jobid=i) for i in ["1", "2"]]
+    assert [j.external_jobid for j in cycle(executor, jobs)] == ["2"]
+    assert executor.succeeded == ["1"] and executor.failed == []
