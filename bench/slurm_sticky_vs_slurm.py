@@ -18,7 +18,7 @@ the benchmark fails naming the run.
 Needs the cluster of tests/slurm/start-cluster.sh. Target (issue #3): sticky >= 20x faster.
 
     python bench/slurm_sticky_vs_slurm.py           # 30 invocations; fault run 100; mixed 30
-    python bench/slurm_sticky_vs_slurm.py --quick   # 2 invocations; fault run 16; mixed 4
+    python bench/slurm_sticky_vs_slurm.py --quick   # 2 invocations; fault run 16; mixed 2
 """
 
 import argparse
