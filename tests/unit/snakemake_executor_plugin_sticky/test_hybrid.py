@@ -278,3 +278,23 @@ def test_with_sacct_answering_the_stock_check_decides_alone():
     jobs = [SimpleNamespace(external_jobid=i) for i in ["1", "2"]]
     assert [j.external_jobid for j in cycle(executor, jobs)] == ["2"]
     assert executor.succeeded == ["1"] and executor.failed == []
+
+
+def test_an_invocation_on_a_pilot_gets_the_nodes_tmpdir_as_a_slurm_job_would():
+    """Cluster execution leaves tmpdir '<TBD>' for the node; the pilot resolves it there."""
+    import tempfile
+
+    from snakemake.common.tbdstring import TBDString
+    from snakemake.iocontainers import ResourceList
+
+    from snakemake_executor_plugin_sticky.worker import resolve_node_tmpdir
+
+    resources = ResourceList(fromdict={"_cores": 1, "tmpdir": TBDString(), "mem_mb": 5})
+    job = SimpleNamespace(resources=resources)
+    resolve_node_tmpdir(job)
+    assert resources.tmpdir == resources.get("tmpdir") == tempfile.gettempdir()
+    assert dict(resources.items())["tmpdir"] == tempfile.gettempdir()
+    assert tempfile.gettempdir() in list(resources)
+    kept = ResourceList(fromdict={"tmpdir": "/scratch/me"})
+    resolve_node_tmpdir(SimpleNamespace(resources=kept))
+    assert kept.tmpdir == "/scratch/me"
