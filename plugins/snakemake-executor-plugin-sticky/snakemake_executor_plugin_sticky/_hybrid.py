@@ -73,14 +73,20 @@ def _convert(raw: str, kind: Any) -> Any:
 
 
 def slurm_settings(text: Optional[str]) -> Any:
-    """The slurm plugin's settings for this run's Slurm jobs (ValueError if they are bad)."""
-    from snakemake_executor_plugin_slurm import ExecutorSettings as SlurmSettings
-
-    options = parse_slurm_options(text, SlurmSettings)
+    """The slurm plugin's settings for this run's Slurm jobs (ValueError, naming the flag and
+    the fix, if the plugin is missing or the options are bad)."""
     try:
-        return SlurmSettings(**options)
-    except Exception as e:  # the plugin validates its settings in __post_init__
-        raise ValueError(str(e)) from None
+        from snakemake_executor_plugin_slurm import ExecutorSettings as SlurmSettings
+    except ImportError:
+        raise ValueError(
+            "--sticky-backend slurm submits the jobs that do not opt in with "
+            "snakemake-executor-plugin-slurm, which is not installed: install it "
+            "(pip install 'snakemake-executor-plugin-sticky[slurm]')"
+        ) from None
+    try:
+        return SlurmSettings(**parse_slurm_options(text, SlurmSettings))
+    except Exception as e:  # ours, or the plugin's own validation in __post_init__
+        raise ValueError(f"--sticky-slurm-options {text!r}: {e}") from None
 
 
 class SlurmWorkflowView:

@@ -82,8 +82,7 @@ class Executor(RealExecutor):
                     self.workflow, self.logger, self.settings.slurm_options
                 )
             except ValueError as e:
-                options = self.settings.slurm_options
-                raise CliException(f"--sticky-slurm-options {options!r}: {e}") from None
+                raise CliException(str(e)) from None
 
     # ---- what Snakemake calls ---------------------------------------------------------------
 
