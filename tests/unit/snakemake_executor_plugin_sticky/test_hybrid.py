@@ -298,3 +298,51 @@ def test_an_invocation_on_a_pilot_gets_the_nodes_tmpdir_as_a_slurm_job_would():
     kept = ResourceList(fromdict={"tmpdir": "/scratch/me"})
     resolve_node_tmpdir(SimpleNamespace(resources=kept))
     assert kept.tmpdir == "/scratch/me"
+
+
+# ---- routing ----------------------------------------------------------------------------------
+
+
+class FakeJob:
+    def __init__(self, name, sticky=None, group=False):
+        self.name, self.group = name, group
+        self.resources = {"sticky": sticky} if sticky else {}
+
+    def is_group(self):
+        return self.group
+
+
+def routed(restorable=()):
+    """An Executor under the slurm backend with its collaborators recorded, not started."""
+    executor = object.__new__(Executor)
+    log: list = []
+    executor._slurm = SimpleNamespace(
+        run_jobs=lambda jobs: log.append(("slurm", [j.name for j in jobs]))
+    )
+    executor._ckpt = SimpleNamespace(restore=lambda job: job.name in restorable)
+    executor.run_job_pre = lambda job: log.append(("announce", job.name))
+    executor._run_sticky = lambda job, template: log.append(("sticky", job.name, template))
+    executor.report_job_submission = lambda info: log.append(("submitted", info.job.name))
+    executor.report_job_success = lambda info: log.append(("restored", info.job.name))
+    return executor, log
+
+
+def test_sticky_jobs_go_to_pilots_the_rest_to_slurm_in_one_batch():
+    executor, log = routed(restorable={"cached"})
+    jobs = [
+        FakeJob("align"),
+        FakeJob("embed", sticky="minilm"),
+        FakeJob("cached"),
+        FakeJob("grouped", sticky="minilm", group=True),
+        FakeJob("plot"),
+    ]
+    executor.run_jobs(jobs)
+    assert log == [
+        ("announce", "embed"),
+        ("sticky", "embed", "minilm"),
+        ("announce", "cached"),
+        ("submitted", "cached"),
+        ("restored", "cached"),
+        # one call, so that the slurm plugin can group them into job arrays
+        ("slurm", ["align", "grouped", "plot"]),
+    ]
