@@ -287,10 +287,6 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
     os._exit(0)
 
 
-if __name__ == "__main__":
-    main()
-
-
 def resolve_node_tmpdir(snakemake: Any) -> None:
     """Under cluster execution Snakemake leaves a job's ``tmpdir`` resource to be evaluated
     where the job runs ("<TBD>" until then); a Slurm job's inner Snakemake evaluates the
@@ -307,3 +303,7 @@ def resolve_node_tmpdir(snakemake: Any) -> None:
         names = getattr(resources, "_names", {})
         if "tmpdir" in names:
             resources[names["tmpdir"][0]] = tmpdir
+
+
+if __name__ == "__main__":
+    main()
