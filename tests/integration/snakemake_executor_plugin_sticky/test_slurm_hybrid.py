@@ -14,15 +14,18 @@ import pytest
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
-# One pilot (the cluster has 2 CPUs: the Slurm jobs need the other), status checks every
-# second, small Slurm jobs.
+# One pilot (the cluster has 2 CPUs: the Slurm jobs need the other) that leaves soon after
+# the invocations, status checks every second, small Slurm jobs. The cluster is shared: its
+# queue may hold other jobs, hence the generous timeout.
 HYBRID = [
     "--sticky-backend",
     "slurm",
     "--jobs",
-    "2",
+    "4",
     "--sticky-max-pilots",
     "1",
+    "--sticky-idle-timeout",
+    "3",
     "--sticky-slurm-options",
     "init-seconds-before-status-checks=1",
     "--seconds-between-status-checks",
@@ -92,7 +95,7 @@ def accounting(job_ids: list[str], timeout: float = 60.0) -> dict[str, tuple[str
 
 def test_mixed_workflow_runs_entirely_on_the_cluster_with_local_outputs(workflow, run_snakemake):
     wd = workflow("sticky_hybrid")
-    run = run_snakemake(wd, *HYBRID)
+    run = run_snakemake(wd, *HYBRID, timeout=900)
     assert run.returncode == 0, run.output
     local = workflow("sticky_hybrid", "local")
     baseline = run_snakemake(local, executor="local")
