@@ -2,22 +2,16 @@
 
 Rules that name a sticky template (``resources: sticky="NAME"``) run as *invocations* inside
 long-lived worker processes that build the template's state once; every other job runs exactly
-as under ``--executor local``. See the project README for the whole story.
+as under ``--executor local`` (with ``--sticky-backend slurm``: as under ``--executor slurm``).
+See the project README for the whole story.
 """
 
-from snakemake_interface_executor_plugins.settings import CommonSettings
-
+from ._mode import COMMON_SETTINGS
 from .executor import Executor
 from .settings import ExecutorSettings
 
-common_settings = CommonSettings(
-    # Local semantics: --cores/--jobs bound the run, every job comes to this executor, and
-    # jobs that do not opt in run through Snakemake's own local executor, unchanged.
-    non_local_exec=False,
-    implies_no_shared_fs=False,
-    job_deploy_sources=False,
-    pass_envvar_declarations_to_cmd=True,
-    auto_deploy_default_storage_provider=False,
-)
+# Local execution under the local backend; cluster execution (as --executor slurm) under
+# --sticky-backend slurm, applied when Snakemake builds the settings (see _mode).
+common_settings = COMMON_SETTINGS
 
 __all__ = ["Executor", "ExecutorSettings", "common_settings"]

@@ -11,7 +11,9 @@ Policy, in order, for each queued invocation (oldest first, requeued ones at the
 3. an idle worker holding other templates, if no live worker holds this template, or if the
    invocation has waited ``steal_after`` seconds for a holder to free up;
 4. otherwise it waits, and a new worker is started while there are fewer than
-   ``max_workers`` workers and more waiting invocations than workers already starting.
+   ``max_workers`` workers (and, for a template with a limit in ``max_per_template``, fewer
+   workers started for it than that limit) and more waiting invocations than workers
+   already starting.
 
 Workers have a *class*: the resources they were started with (a Slurm pilot for a GPU template
 is not one for a CPU template). A worker only takes invocations whose template maps to its
@@ -62,6 +64,8 @@ class WorkerSlot:
     templates: set[str] = field(default_factory=set)
     current: Optional[int] = None
     cls: str = ""
+    started_for: str = ""
+    """The template whose invocation made the scheduler start this worker."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class StickyScheduler:
         self,
         *,
         max_workers: int,
+        max_per_template: Optional[dict[str, int]] = None,
         idle_timeout: float = 300.0,
         steal_after: float = 2.0,
         max_requeues: int = 3,
@@ -127,6 +132,9 @@ class StickyScheduler:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.max_workers = max_workers
+        self.max_per_template = dict(max_per_template or {})
+        if any(n < 1 for n in self.max_per_template.values()):
+            raise ValueError("a template's worker limit must be at least 1")
         self.idle_timeout = idle_timeout
         self.steal_after = steal_after
         self.max_requeues = max_requeues
@@ -303,17 +311,38 @@ class StickyScheduler:
         out += self._start_workers(now)
         return out
 
+    def _start_key(self, cls: str, template: str) -> tuple[str, str]:
+        return cls, template if template in self.max_per_template else ""
+
     def _start_workers(self, now: float) -> list[Instruction]:
         """Start workers for waiting invocations, per class, within ``max_workers``."""
         out: list[Instruction] = []
         live = [w for w in self.workers.values() if w.phase is not Phase.STOPPING]
-        starting = Counter(w.cls for w in live if w.phase is Phase.STARTING)
+        # Workers on their way count for the waiting invocations they can take: of their
+        # class, and of their template where it has a limit of its own.
+        starting = Counter(
+            self._start_key(w.cls, w.started_for) for w in live if w.phase is Phase.STARTING
+        )
         live_classes = Counter(w.cls for w in live)
         for inv_id in self.queue:
             template, cls = self.invocations[inv_id].template, self.invocations[inv_id].cls
-            if starting[cls] > 0:
-                starting[cls] -= 1  # a worker of this class is on its way for it
+            key = self._start_key(cls, template)
+            if starting[key] > 0:
+                starting[key] -= 1  # a worker of this class is on its way for it
                 continue
+            cap = self.max_per_template.get(template)
+            if cap is not None:
+                mine = [w for w in live if w.started_for == template]
+                if len(mine) >= cap:
+                    if any(w.cls == cls for w in mine):
+                        continue  # wait for one of this template's workers
+                    spare = next((w for w in mine if w.phase is Phase.IDLE), None)
+                    if spare is None:
+                        continue
+                    spare.phase = Phase.STOPPING
+                    live.remove(spare)
+                    live_classes[spare.cls] -= 1
+                    out.append(StopWorker(spare.id, f"making room for a {template!r} worker"))
             if len(live) >= self.max_workers:
                 if live_classes[cls]:
                     continue  # its class has workers; wait for one of them
@@ -325,7 +354,7 @@ class StickyScheduler:
                 live_classes[spare.cls] -= 1
                 out.append(StopWorker(spare.id, f"making room for a {template!r} worker"))
             worker_id = f"w{next(self._ids)}"
-            slot = WorkerSlot(worker_id, Phase.STARTING, now, cls=cls)
+            slot = WorkerSlot(worker_id, Phase.STARTING, now, cls=cls, started_for=template)
             self.workers[worker_id] = slot
             live.append(slot)
             live_classes[cls] += 1

@@ -1,4 +1,5 @@
-"""The Snakemake-facing executor: routes sticky jobs to workers, everything else to ``local``."""
+"""The Snakemake-facing executor: routes sticky jobs to workers, everything else to ``local``
+(under ``--sticky-backend slurm``: to Slurm, through snakemake-executor-plugin-slurm)."""
 
 import datetime
 import itertools
@@ -6,6 +7,7 @@ import os
 import secrets
 import shutil
 import socket
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,7 +23,9 @@ from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
 from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
+from ._hybrid import start_slurm_executor
 from ._metrics import MetricsLog, summarize
+from ._mode import hybrid
 from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
 from ._slurm_checks import check_before_submit, pilot_classes
@@ -34,7 +38,7 @@ from ._snakemake_compat import (
     prepare_job,
 )
 from .manager import Manager
-from .settings import ExecutorSettings, settings_problems
+from .settings import ExecutorSettings, PilotLimits, pilot_limits, settings_problems
 from .slurm import PILOT_RESOURCES, SlurmError
 
 
@@ -43,14 +47,19 @@ class Executor(RealExecutor):
 
     Everything else (``shell:``, ``run:``, other scripts, group jobs) is handed to an embedded
     instance of Snakemake's own local executor, so it behaves exactly as under
-    ``--executor local``. Sticky job outcomes are pushed by the workers; there is no polling.
+    ``--executor local``. Under ``--sticky-backend slurm`` the run is cluster execution (see
+    ``_mode``): Snakemake runs ``localrules`` itself, and everything else that does not opt in
+    goes to an embedded snakemake-executor-plugin-slurm executor, exactly as under
+    ``--executor slurm``. Sticky job outcomes are pushed by the workers; there is no polling.
     """
 
     def __post_init__(self) -> None:
         check_snakemake(self.workflow)
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         _check_settings(self.settings)
-        self._local = LocalExecutor(self.workflow, self.logger)
+        self.hybrid = hybrid()
+        # Local backend: jobs that do not opt in run here, as under --executor local.
+        self._local = None if self.hybrid else LocalExecutor(self.workflow, self.logger)
         self.templates_file = self._find_templates_file()
         try:
             declarations = (
@@ -64,6 +73,10 @@ class Executor(RealExecutor):
         self.isolation = {name: d.isolation for name, d in declarations.items()}
         self._check_rules()
         self._check_pilots()
+        self.pilot_limits: Optional[PilotLimits] = None
+        if self.settings.backend == "slurm":
+            self.pilot_limits = pilot_limits(self.settings)
+            self._check_pilot_limits(self.pilot_limits)
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
         self._jobs: dict[int, SubmittedJobInfo] = {}
@@ -73,6 +86,15 @@ class Executor(RealExecutor):
         self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
         self._progress: Optional[ProgressReporter] = None
         self._open_checkpoints()
+        # Cluster execution: jobs that do not opt in are Slurm jobs of the slurm plugin.
+        self._slurm: Any = None
+        if self.hybrid:
+            try:
+                self._slurm = start_slurm_executor(
+                    self.workflow, self.logger, self.settings.slurm_options
+                )
+            except ValueError as e:
+                raise CliException(str(e)) from None
         self._announce()
 
     # ---- what Snakemake calls ---------------------------------------------------------------
@@ -85,27 +107,65 @@ class Executor(RealExecutor):
         return ExecMode.DEFAULT
 
     def get_python_executable(self) -> str:
-        return self._local.get_python_executable()
+        return sys.executable if self._local is None else self._local.get_python_executable()
+
+    def run_jobs(self, jobs: list[JobExecutorInterface]) -> None:
+        """Under the slurm backend, jobs that are not sticky (nor restored) go to Slurm in one
+        batch, so that the slurm plugin can group them into job arrays as it would."""
+        if self._slurm is None:
+            super().run_jobs(jobs)
+            return
+        to_slurm = []
+        for job in jobs:
+            if self._restored(job, announce=True):
+                continue
+            template = _template_of_any(job)
+            if template is None:
+                to_slurm.append(job)  # the slurm plugin announces it as it submits it
+                continue
+            self.run_job_pre(job)
+            self._run_sticky(job, template)
+        if to_slurm:
+            self._slurm.run_jobs(to_slurm)
 
     def run_job(self, job: JobExecutorInterface) -> None:
-        template = None if job.is_group() else _template_of(job)
-        if self._ckpt is not None and self._ckpt.restore(job):
-            info = SubmittedJobInfo(job=job, external_jobid="checkpoint")
-            self.report_job_submission(info)
-            self.report_job_success(info)
+        if self._restored(job):
             return
+        template = _template_of_any(job)
         if template is None:
-            self._local.run_job(job)
+            if self._slurm is not None:
+                self._slurm.run_jobs([job])
+            else:
+                assert self._local is not None
+                self._local.run_job(job)
             return
+        self._run_sticky(job, template)
+
+    def _run_sticky(self, job: JobExecutorInterface, template: str) -> None:
         prepare_job(self.workflow, job)
         invoke = self._invoke(job, template)
         info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
         self._jobs[invoke.invocation_id] = info
         self.report_job_submission(info)
-        self._ensure_manager().submit(invoke, self.pilot_resources_of(template, job.resources))
+        pilot = self.pilot_resources_of(template, job.resources, job.rule)
+        self._ensure_manager().submit(invoke, pilot)
+
+    def _restored(self, job: JobExecutorInterface, announce: bool = False) -> bool:
+        """Whether --sticky-checkpoints restored ``job`` (then it is reported done)."""
+        if self._ckpt is None or not self._ckpt.restore(job):
+            return False
+        if announce:
+            self.run_job_pre(job)
+        info = SubmittedJobInfo(job=job, external_jobid="checkpoint")
+        self.report_job_submission(info)
+        self.report_job_success(info)
+        return True
 
     def shutdown(self) -> None:
-        self._local.shutdown()
+        if self._local is not None:
+            self._local.shutdown()
+        if self._slurm is not None:
+            self._slurm.shutdown()
         if self._progress is not None:
             self._progress.stop()
         if self._manager is not None:
@@ -115,7 +175,10 @@ class Executor(RealExecutor):
         self._print_end_line()
 
     def cancel(self) -> None:
-        self._local.cancel()
+        if self._local is not None:
+            self._local.cancel()
+        if self._slurm is not None:
+            self._slurm.cancel()
         if self._progress is not None:
             self._progress.stop()
         if self._manager is not None:
@@ -214,10 +277,17 @@ class Executor(RealExecutor):
         if self.settings.backend != "slurm":
             return
         uses = []
+        defaults = _default_resources(self.workflow)
         for rule in self.workflow.rules:
             name = _resource_value(rule.resources, STICKY_RESOURCE)
             if isinstance(name, str) and name in self.declared:
-                values = {k: _resource_value(rule.resources, k) for k in PILOT_RESOURCES}
+                # The rule's own resources, as pilot_resources_of takes them (default
+                # resources are not the rule's and do not override the template's).
+                values = {
+                    k: _resource_value(rule.resources, k)
+                    for k in PILOT_RESOURCES
+                    if not _is_default(rule.resources, defaults, k)
+                }
                 own = {k: v for k, v in values.items() if v is not None and v is not _DEFERRED}
                 uses.append((rule.name, name, own))
         try:
@@ -232,11 +302,18 @@ class Executor(RealExecutor):
             # A CliException prints as its message alone (a WorkflowError adds our frames).
             raise CliException(result.message())
 
-    def pilot_resources_of(self, template: str, resources: Any) -> dict[str, Any]:
+    def pilot_resources_of(self, template: str, resources: Any, rule: Any = None) -> dict[str, Any]:
         """A job's pilot: its template's resources, overridden by the rule's own (constant)
-        Slurm resources; a template restricted to partitions defaults to the first."""
+        Slurm resources; a template restricted to partitions defaults to the first.
+
+        Snakemake's default resources (``--default-resources``, and under cluster execution
+        its own mem_mb/disk_mb defaults) are in every rule's resources, but they are not the
+        rule's: they do not override what the template asks for its pilots."""
         merged = dict(self.pilot_resources.get(template, {}))
+        defaults = _default_resources(self.workflow)
         for key in PILOT_RESOURCES:
+            if rule is not None and _is_default(rule.resources, defaults, key):
+                continue
             value = _resource_value(resources, key)
             if value is not None and value is not _DEFERRED:
                 merged[key] = value
@@ -245,11 +322,22 @@ class Executor(RealExecutor):
             merged["slurm_partition"] = allowed[0]
         return merged
 
+    def _check_pilot_limits(self, limits: PilotLimits) -> None:
+        """Per-template pilot limits must name declared templates."""
+        unknown = sorted(set(limits.per_template) - set(self.declared))
+        if unknown:
+            known = ", ".join(sorted(self.declared)) or "none"
+            raise CliException(
+                f"--sticky-max-pilots {self.settings.max_pilots}: limits template(s) "
+                f"{', '.join(unknown)}, which {self.templates_file} does not declare "
+                f"(declared: {known})"
+            )
+
     def _check_partition(self, rule: Any, template: str, resources: Any) -> None:
         allowed = self.partitions.get(template)
         if not allowed or self.settings.backend != "slurm":
             return  # partitions only mean something for Slurm pilots
-        partition = self.pilot_resources_of(template, resources).get("slurm_partition")
+        partition = self.pilot_resources_of(template, resources, rule).get("slurm_partition")
         if partition not in allowed:
             raise WorkflowError(
                 f"rule {rule.name} (line {rule.lineno} of {rule.snakefile}) asks for Slurm "
@@ -318,8 +406,14 @@ class Executor(RealExecutor):
         with self._manager_lock:
             if self._manager is None:
                 self.run_dir.mkdir(parents=True, exist_ok=True)
+                limits = self.pilot_limits
                 self._manager = Manager(
-                    max_workers=self.settings.max_workers or int(self.cores or 1),
+                    max_workers=(
+                        limits.total
+                        if limits is not None
+                        else self.settings.max_workers or int(self.cores or 1)
+                    ),
+                    max_per_template=limits.per_template if limits is not None else None,
                     run_dir=self.run_dir,
                     workdir=Path(self.workflow.workdir_init),
                     on_done=self._on_done,
@@ -449,11 +543,28 @@ def _resource_value(resources: Any, name: str) -> Any:
     return value
 
 
+def _default_resources(workflow: Any) -> Any:
+    """Snakemake's default resources of this run (every rule starts from a copy)."""
+    return workflow.resource_settings._parsed_default_resources
+
+
+def _is_default(rule_resources: Any, defaults: Any, key: str) -> bool:
+    """Whether a rule's resource ``key`` is the run's default rather than its own."""
+    if not isinstance(rule_resources, Mapping) or key not in rule_resources:
+        return False
+    return key in defaults and rule_resources[key] == defaults[key]
+
+
 def _job_label(job: Any) -> str:
     """A job as the user recognises it: its rule, wildcards and first output."""
     wildcards = ", ".join(f"{k}={v}" for k, v in dict(job.wildcards).items())
     output = f", output {job.output[0]}" if len(job.output) else ""
     return f"job of rule {job.rule.name}" + (f" ({wildcards})" if wildcards else "") + output
+
+
+def _template_of_any(job: JobExecutorInterface) -> Optional[str]:
+    """The template of a job that opts in; None for others and for group jobs."""
+    return None if job.is_group() else _template_of(job)
 
 
 def _template_of(job: JobExecutorInterface) -> Optional[str]:

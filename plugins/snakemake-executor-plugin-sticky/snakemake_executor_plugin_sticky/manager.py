@@ -91,6 +91,7 @@ class Manager:
         self,
         *,
         max_workers: int,
+        max_per_template: Optional[dict[str, int]] = None,
         run_dir: Path,
         workdir: Path,
         on_done: DoneCallback,
@@ -127,7 +128,10 @@ class Manager:
         # Worker class -> the resources a worker of that class is started with.
         self._class_resources: dict[str, dict[str, Any]] = {"": {}}
         self.scheduler = sched.StickyScheduler(
-            max_workers=max_workers, idle_timeout=idle_timeout, max_requeues=max_requeues
+            max_workers=max_workers,
+            max_per_template=max_per_template,
+            idle_timeout=idle_timeout,
+            max_requeues=max_requeues,
         )
         self.workers: dict[str, WorkerProcess] = {}
         self._retiring: list[WorkerHandle] = []

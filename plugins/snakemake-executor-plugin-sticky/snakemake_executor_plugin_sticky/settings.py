@@ -7,9 +7,14 @@ annotations at runtime to build its argument parser, and either spelling breaks 
 """
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from snakemake_interface_executor_plugins.settings import ExecutorSettingsBase
+
+from ._mode import apply_backend
+
+DEFAULT_MAX_PILOTS = 4
+"""Pilots at once when neither --sticky-max-pilots nor --sticky-max-workers says."""
 
 
 @dataclass
@@ -19,7 +24,9 @@ class ExecutorSettings(ExecutorSettingsBase):
         metadata={
             "help": "Where workers run: local (processes on this machine, the default) or "
             "slurm (each worker a Slurm pilot job, submitted with sbatch using its "
-            "template's resources=...).",
+            "template's resources=...). With slurm, every job that does not opt in is "
+            "submitted to Slurm by snakemake-executor-plugin-slurm, exactly as under "
+            "--executor slurm (localrules stay local; --jobs bounds the jobs at once).",
             "env_var": False,
             "required": False,
             "choices": ["local", "slurm"],
@@ -39,8 +46,32 @@ class ExecutorSettings(ExecutorSettingsBase):
     max_workers: Optional[int] = field(
         default=None,
         metadata={
-            "help": "Most sticky worker processes at once. Default: the --cores/--jobs limit. "
-            "Workers start lazily, one per waiting invocation, up to this number.",
+            "help": "Most local sticky worker processes at once. Default: the --cores limit. "
+            "Workers start lazily, one per waiting invocation, up to this number. (Slurm "
+            "pilots: --sticky-max-pilots.)",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    max_pilots: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "With --sticky-backend slurm: most pilot jobs at once, separate from "
+            "--jobs. N (all templates together), optionally followed by per-template "
+            "limits: '8,train=2,embed=1' (at most 8 pilots, of which at most 2 for template "
+            f"train). Default: --sticky-max-workers if set, else {DEFAULT_MAX_PILOTS}. Pilots "
+            "start lazily, one per waiting invocation, up to these limits.",
+            "env_var": False,
+            "required": False,
+        },
+    )
+    slurm_options: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "With --sticky-backend slurm: settings of snakemake-executor-plugin-slurm "
+            "for the jobs that do not opt in, as its --slurm-NAME flags without the prefix, "
+            "space-separated NAME=VALUE: 'init-seconds-before-status-checks=2 "
+            "array-jobs=all logdir=slurm-logs'. Default: the plugin's defaults.",
             "env_var": False,
             "required": False,
         },
@@ -149,6 +180,11 @@ class ExecutorSettings(ExecutorSettingsBase):
         },
     )
 
+    def __post_init__(self) -> None:
+        # Whether Snakemake treats this run as cluster execution (--jobs, localrules, remote
+        # jobs) depends on the backend: see _mode.
+        apply_backend(self.backend)
+
 
 MIN_HEARTBEAT_TIMEOUT = 2.0
 """Workers beat every second: a shorter timeout would lose healthy workers between beats."""
@@ -187,10 +223,78 @@ def settings_problems(settings: ExecutorSettings) -> list[str]:
         bad("port", settings.port, "must be a TCP port, 1 to 65535 (or 0: any free port)")
     if settings.max_requeues < 0:
         bad("max-requeues", settings.max_requeues, "must be 0 or more (default 3)")
+    if settings.max_pilots is not None:
+        try:
+            parse_max_pilots(settings.max_pilots)
+        except ValueError as e:
+            bad("max-pilots", settings.max_pilots, str(e))
+        if settings.backend != "slurm":
+            bad(
+                "max-pilots",
+                settings.max_pilots,
+                "applies to Slurm pilots only (--sticky-backend slurm); local workers are "
+                "bounded by --sticky-max-workers",
+            )
+    if settings.slurm_options is not None and settings.backend != "slurm":
+        bad(
+            "slurm-options",
+            repr(settings.slurm_options),
+            "applies with --sticky-backend slurm only (it configures the Slurm jobs of the "
+            "jobs that do not opt in)",
+        )
     address_problem = listen_address_problem(settings.listen_address)
     if address_problem:
         bad("listen-address", settings.listen_address or "''", address_problem)
     return problems
+
+
+@dataclass(frozen=True)
+class PilotLimits:
+    """How many Slurm pilots may run at once: in all, and per template."""
+
+    total: int
+    per_template: dict[str, int] = field(default_factory=dict)
+
+
+def parse_max_pilots(value: Union[str, int]) -> PilotLimits:
+    """``--sticky-max-pilots``: ``N`` or ``N,TEMPLATE=M,...`` (ValueError says what is wrong).
+
+    A profile's ``sticky-max-pilots: 8`` arrives as the integer 8."""
+    text = str(value).strip()
+    items = [item.strip() for item in text.split(",")]
+    total: Optional[int] = None
+    per_template: dict[str, int] = {}
+    for item in items:
+        name, eq, number = item.rpartition("=")
+        if not number.strip().isdigit() or int(number) < 1:
+            raise ValueError(
+                f"{item or 'an empty item'!r} is not a count of at least 1; write N or "
+                "N,TEMPLATE=M,... (e.g. 8,train=2)"
+            )
+        if not eq:
+            if total is not None:
+                raise ValueError("gives the total twice; write N,TEMPLATE=M,... (e.g. 8,train=2)")
+            total = int(number)
+        elif not name.strip() or " " in name.strip():
+            raise ValueError(f"{name.strip()!r} is not a template name (in {item!r})")
+        elif name.strip() in per_template:
+            raise ValueError(f"limits template {name.strip()!r} twice")
+        else:
+            per_template[name.strip()] = int(number)
+    if total is None:
+        total = max([DEFAULT_MAX_PILOTS, *per_template.values()])
+    for name, count in per_template.items():
+        if count > total:
+            raise ValueError(f"allows {count} pilots for {name!r} but only {total} in all")
+    return PilotLimits(total, per_template)
+
+
+def pilot_limits(settings: ExecutorSettings) -> PilotLimits:
+    """The pilot limits a run uses: --sticky-max-pilots, else --sticky-max-workers, else the
+    default (never --cores/--jobs: those bound jobs, not pilots)."""
+    if settings.max_pilots is not None:
+        return parse_max_pilots(settings.max_pilots)
+    return PilotLimits(settings.max_workers or DEFAULT_MAX_PILOTS)
 
 
 def listen_address_problem(address: str) -> Optional[str]:

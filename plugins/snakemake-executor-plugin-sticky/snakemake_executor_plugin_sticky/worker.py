@@ -203,6 +203,7 @@ class Worker:
 
     def run(self, inv: Invoke) -> InvocationDone:
         self.holder.current_template = inv.template
+        resolve_node_tmpdir(inv.snakemake)
         try:
             _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
@@ -284,6 +285,24 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def resolve_node_tmpdir(snakemake: Any) -> None:
+    """Under cluster execution Snakemake leaves a job's ``tmpdir`` resource to be evaluated
+    where the job runs ("<TBD>" until then); a Slurm job's inner Snakemake evaluates the
+    default, ``system_tmpdir``, to this node's temporary directory. An invocation on a pilot
+    gets the same. (A custom ``tmpdir`` expression is not re-evaluated here.)"""
+    resources = getattr(snakemake, "resources", None)
+    if resources is None or not hasattr(resources, "get"):
+        return
+    if type(resources.get("tmpdir")).__name__ == "TBDString":
+        import tempfile
+
+        tmpdir = tempfile.gettempdir()
+        resources.tmpdir = tmpdir
+        names = getattr(resources, "_names", {})
+        if "tmpdir" in names:
+            resources[names["tmpdir"][0]] = tmpdir
 
 
 if __name__ == "__main__":
