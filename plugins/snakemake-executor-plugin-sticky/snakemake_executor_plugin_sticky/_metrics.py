@@ -32,6 +32,8 @@ class MetricsLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: Optional[Any] = open(path, "a", encoding="utf-8")
         self._offset = self._file.tell()  # where this log's records begin
+        # records_since's cursor: how many records it has read, and the file offset after them.
+        self._cursor = (0, self._offset)
 
     def write(self, event: str, **fields: Any) -> None:
         record = {"event": event, "t": round(time.monotonic() - self._start, 6), **fields}
@@ -45,9 +47,18 @@ class MetricsLog:
         return time.monotonic() - self._start
 
     def records_since(self, index: int) -> list[dict[str, Any]]:
-        """The records written after the first ``index`` ones, in order."""
-        with self._lock:
-            return self._records[index:]
+        """The records written after the first ``index`` ones, in order. A caller that asks
+        for what follows its last answer reads only the new lines, not the whole file."""
+        with self._lock, open(self.path, encoding="utf-8") as f:
+            count, pos = self._cursor if index >= self._cursor[0] else (0, self._offset)
+            f.seek(pos)
+            out: list[dict[str, Any]] = []
+            for line in iter(f.readline, ""):
+                count += 1
+                if count > index:
+                    out.append(json.loads(line))
+            self._cursor = (count, f.tell())
+        return out
 
     def records(self, event: Optional[str] = None) -> list[dict[str, Any]]:
         with self._lock, open(self.path, encoding="utf-8") as f:
