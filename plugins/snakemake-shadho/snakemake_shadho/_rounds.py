@@ -84,7 +84,10 @@ def plan_round(
     stats = compute_stats(spec, history)
     done = len(history)
     if previous_ranking is None or done - int(previous_ranking["at_results"]) >= spec.rerank_every:
-        ranking = {"order": rank_subspaces(list(stats.values())), "at_results": done}
+        ranking: dict[str, Any] = {
+            "order": rank_subspaces(list(stats.values())),
+            "at_results": done,
+        }
     else:
         ranking = dict(previous_ranking)
     classes = by_speed(spec.classes)
