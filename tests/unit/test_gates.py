@@ -2,6 +2,7 @@
 refuses processes and sockets."""
 
 import importlib.util
+import multiprocessing
 import os
 import re
 import socket
@@ -90,10 +91,14 @@ def test_the_unit_tier_refuses_processes_and_sockets(no_processes_or_sockets):
         os.system("true")
     with socket.socket() as s, pytest.raises(RuntimeError, match="socket.bind"):
         s.bind(("127.0.0.1", 0))
+    process = multiprocessing.get_context("spawn").Process(target=print)
+    with pytest.raises(RuntimeError, match="multiprocessing"):
+        process.start()
     assert no_processes_or_sockets == [
         "starts a process (subprocess)",
         "starts a process (os.system)",
         "listens on a socket (socket.bind)",
+        "starts a process (multiprocessing)",
     ]
     no_processes_or_sockets.clear()  # seen and expected: the test itself must not fail
 
