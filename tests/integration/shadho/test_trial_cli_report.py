@@ -1,5 +1,5 @@
-"""The SHADHO command line as the rules run it: each call a real ``python -m snakemake_shadho``
-process (integration: these start processes)."""
+"""The SHADHO command line as the rules run it, each call a real ``python -m snakemake_shadho``
+process, and a real CNN trained on digits (integration: processes, and seconds of CPU)."""
 
 import json
 import subprocess
@@ -17,6 +17,18 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def small_digits():
     return digits.load_data(n_samples=300)
+
+
+def trial(params, name="svm_rbf.0", cls="slow"):
+    return {
+        "trial": name,
+        "round": 0,
+        "subspace": name.split(".")[0],
+        "hw_class": cls,
+        "tid": int(name.split(".")[1]),
+        "vals": {},
+        "params": params,
+    }
 
 
 PLUGINS = str(Path(shadho.__file__).parents[1])
@@ -105,3 +117,9 @@ def test_cli_rounds_and_report(tmp_path, small_digits):
     text = report.read_text()
     assert "## Sub-spaces" in text and "svm_rbf" in text and "round 1:" in text
     assert (tmp_path / "report" / "convergence.png").stat().st_size > 1000
+
+
+def test_real_cnn_trial_learns(small_digits):
+    params = {"model": "cnn", "channels": 4, "lr": 0.01, "epochs": 3, "dropout": 0.0}
+    record = shadho.evaluate(digits.evaluate, trial(params, "cnn.0", "fast"), state=small_digits)
+    assert record["status"] == "ok" and record["loss"] < 0.8  # chance is 0.9
