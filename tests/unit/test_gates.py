@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -109,3 +110,25 @@ def test_socket_pairs_stay_allowed():
     with a, b:
         a.sendall(b"x")
         assert b.recv(1) == b"x"
+
+
+def test_a_module_probing_the_network_when_imported_is_not_the_tests_doing(
+    tmp_path, monkeypatch, no_processes_or_sockets
+):
+    """urllib3 binds ``::1`` when imported, once per session, whichever test imports it first:
+    import-time side effects are allowed, the same call from the test itself is not."""
+    (tmp_path / "probing_module.py").write_text(
+        "import socket\n"
+        "with socket.socket() as s:\n"
+        "    s.bind(('127.0.0.1', 0))\n"
+        "def probe():\n"
+        "    with socket.socket() as s:\n"
+        "        s.bind(('127.0.0.1', 0))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("probing_module")
+    monkeypatch.delitem(sys.modules, "probing_module")
+    with pytest.raises(RuntimeError, match="socket.bind"):
+        module.probe()
+    assert no_processes_or_sockets == ["listens on a socket (socket.bind)"]
+    no_processes_or_sockets.clear()  # seen and expected: the test itself must not fail
