@@ -58,7 +58,7 @@ def transform(source: str) -> str:
     """IPython syntax (``!``, ``%``, ``%%``) to plain Python, as the kernel would run it."""
     from IPython.core.inputtransformer2 import TransformerManager
 
-    return TransformerManager().transform_cell(source)
+    return TransformerManager().transform_cell(source)  # type: ignore[no-untyped-call]
 
 
 def analyse_cell(source: str) -> CellAnalysis:

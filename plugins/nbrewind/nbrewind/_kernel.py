@@ -19,6 +19,7 @@ import platform
 import re
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
@@ -83,7 +84,7 @@ def environment(packages: "list[str]") -> dict[str, Any]:
     }
 
 
-_TOP_TO_DIST: Optional[dict[str, list[str]]] = None
+_TOP_TO_DIST: Optional[Mapping[str, list[str]]] = None
 
 
 def _distributions_of(top_modules: set[str]) -> dict[str, str]:
@@ -113,6 +114,7 @@ class NBRewindKernel(IPythonKernel):
 
     implementation = "nbrewind"
     implementation_version = "1"
+    shell: Any  # IPythonKernel's trait: always set once the kernel is initialised
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -382,7 +384,7 @@ class NBRewindKernel(IPythonKernel):
             )
             for path in sorted(changed):
                 files_written[path] = _keep_file(path, store)
-        files_read = dict(literal_files)
+        files_read: dict[str, Optional[str]] = dict(literal_files)
         files_read.update(observed.files_read)
         for path in files_written:
             if path not in observed.files_read:

@@ -301,7 +301,7 @@ _IMPORT_SYSTEM_DIRS = tuple(
 def _from_import_system() -> bool:
     """Files and listings the import system and package metadata read (its path finder's
     cache, ``importlib.metadata`` scanning ``sys.path``) are not the cell's reads."""
-    frame = sys._getframe(2)
+    frame: Optional[types.FrameType] = sys._getframe(2)
     for _ in range(12):
         if frame is None:
             return False

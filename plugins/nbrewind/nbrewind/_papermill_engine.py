@@ -243,7 +243,7 @@ class RewindClient(PapermillNotebookClient):
         if self.env is None:
             assert self.kc is not None
             packages = sorted({p for r in self.records if r for p in r.get("packages", {})})
-            self._next_request = {"query": "env", "packages": packages}
+            self._next_request: Optional[dict[str, Any]] = {"query": "env", "packages": packages}
             msg_id = self.kc.execute("", silent=True, store_history=False)
             reply = await self.async_wait_for_reply(await _maybe_await(msg_id))
             meta = ((reply or {}).get("metadata") or {}).get("nbrewind") or {}
@@ -337,7 +337,7 @@ class RewindClient(PapermillNotebookClient):
             blobs_present=blobs,
             needed_later=self._needed_after[index],
             injected_parameters=injected,
-            unrestorable_file=self._unrestorable_file(record) if blobs else None,
+            unrestorable_file=self._unrestorable_file(record) if blobs and record else None,
         )
 
     def _unrestorable_file(self, record: dict[str, Any]) -> Optional[str]:

@@ -117,10 +117,10 @@ def pickle_globals(blob: bytes) -> tuple[str, ...]:
                     stack[-1] = _Global(g)
                 continue
             if name == "STACK_GLOBAL":
-                attr = stack.pop() if stack else _UNKNOWN
-                module = stack.pop() if stack else _UNKNOWN
-                if isinstance(module, str) and isinstance(attr, str):
-                    g = f"{module}.{attr}"
+                top: object = stack.pop() if stack else _UNKNOWN
+                below: object = stack.pop() if stack else _UNKNOWN
+                if isinstance(below, str) and isinstance(top, str):
+                    g = f"{below}.{top}"
                 else:
                     g = UNKNOWN_GLOBAL
                 found[g] = None

@@ -128,7 +128,7 @@ def job_environment(snakemake: Any) -> dict[str, str]:
     threads = getattr(snakemake, "threads", None)
     if threads is not None:
         env.update(dict.fromkeys(_THREAD_VARIABLES, str(threads)))
-    resources = getattr(snakemake, "resources", None)
+    resources: Any = getattr(snakemake, "resources", None)
     tmpdir = resources.get("tmpdir") if hasattr(resources, "get") else None
     if tmpdir:
         env.update(dict.fromkeys(_TMPDIR_VARIABLES, str(tmpdir)))
@@ -368,7 +368,7 @@ class ProcessSnapshot:
             list(warnings.filters),
             warnings.showwarning,
             warnings.formatwarning,
-            dict(warnings.onceregistry),
+            dict(warnings.onceregistry),  # type: ignore[attr-defined]
             list(sys.warnoptions),
         )
         self.locale = _locale()
@@ -388,7 +388,7 @@ class ProcessSnapshot:
         sys.path[:] = self.iso.invocation_path(script)
         sys.argv[:] = [real_file]
         os.environ.update(job_environment(script.snakemake))
-        tempfile = sys.modules.get("tempfile")
+        tempfile: Any = sys.modules.get("tempfile")
         if tempfile is not None:  # a fresh process has not cached a temporary folder yet
             self.tempdir = (tempfile, tempfile.tempdir)
             tempfile.tempdir = None
@@ -410,7 +410,7 @@ class ProcessSnapshot:
             Snakemake=Snakemake,
         )
         sys.modules["__main__"] = main
-        atexit.register, atexit.unregister = self._atexit_register, self._atexit_unregister
+        atexit.register, atexit.unregister = self._atexit_register, self._atexit_unregister  # type: ignore[assignment]
         self.namespace = namespace
         return namespace
 
@@ -474,9 +474,9 @@ class ProcessSnapshot:
                     os.dup2(saved, fd)
                 finally:
                     os.close(saved)
-        for name, saved in self.sys_lists.items():
-            getattr(sys, name)[:] = saved
-        if sys.modules.get("__main__") is not self.main:
+        for name, saved_list in self.sys_lists.items():
+            getattr(sys, name)[:] = saved_list
+        if self.main is not None and sys.modules.get("__main__") is not self.main:
             sys.modules["__main__"] = self.main
         notes += self._restore_modules()
         sys.setrecursionlimit(self.recursion_limit)
@@ -498,10 +498,10 @@ class ProcessSnapshot:
         if self.logging is not None:
             self.logging.restore()
         filters, show, fmt, once, options = self.warnings
-        warnings.filters[:] = filters
+        warnings.filters[:] = filters  # type: ignore[index]  # a list at run time
         warnings.showwarning, warnings.formatwarning = show, fmt
-        warnings.onceregistry.clear()
-        warnings.onceregistry.update(once)
+        warnings.onceregistry.clear()  # type: ignore[attr-defined]
+        warnings.onceregistry.update(once)  # type: ignore[attr-defined]
         sys.warnoptions[:] = options
         warnings._filters_mutated()  # type: ignore[attr-defined]
         _restore_locale(self.locale)

@@ -192,7 +192,7 @@ def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[st
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names = set()
+        names: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)

@@ -535,7 +535,7 @@ def _resource_value(resources: Any, name: str) -> Any:
     """A resource's value from a rule's (unevaluated) or a job's (evaluated) resources;
     ``_DEFERRED`` when the rule computes it per job."""
     if isinstance(resources, Mapping):  # a rule's Resources
-        value = resources[name] if name in resources else None
+        value: Any = resources[name] if name in resources else None
     else:  # a job's ResourceList, a namedlist: `in` would test values, not names
         value = resources.get(name) if resources is not None else None
     if hasattr(value, "is_evaluable"):

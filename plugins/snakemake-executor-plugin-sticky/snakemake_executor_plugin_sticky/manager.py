@@ -355,7 +355,7 @@ class Manager:
         with self._lock:
             conns = {w.conn: w for w in self.workers.values() if w.conn is not None}
         try:
-            ready = wait([*conns, self._wake_r], timeout=timeout)
+            ready: list[Any] = wait([*conns, self._wake_r], timeout=timeout)
         except OSError:
             return
         for conn in ready:

@@ -47,8 +47,8 @@ def lamport_impact(order: Order, changes: list[Change]) -> tuple[set[tuple[str, 
 def dag_descendants(trace: Trace, seeds: set[str]) -> set[str]:
     """``seeds`` and every job that (transitively) reads an output of one of them."""
     readers: dict[str, list[str]] = {}
-    for key, job in trace.jobs.items():
-        for path, _ in job.inputs:
+    for key, reading in trace.jobs.items():
+        for path, _ in reading.inputs:
             readers.setdefault(path, []).append(key)
     found = set(seeds)
     queue = deque(seeds)

@@ -279,22 +279,22 @@ def build_order(trace: Trace) -> Order:
         who = label(name)
         served: list[str] = []
         for c in requests:
-            job = c.job or ""
+            jkey = c.job or ""
             if served:
-                why = f"{who}'s state carried the change to job {job}"
+                why = f"{who}'s state carried the change to job {jkey}"
                 edges.append((state, c.clock, name, c.clock, why))
                 for earlier in served:
-                    kinds.setdefault((earlier, job), "state")
+                    kinds.setdefault((earlier, jkey), "state")
             # Each write feeds the state from its clock on; without evidence, the request's
             # end counts as one (it may have changed the state anywhere).
-            found = notes.get(job) or [
-                StateNote(job, replies.get(job, c.clock), None, "no evidence logged")
+            found = notes.get(jkey) or [
+                StateNote(jkey, replies.get(jkey, c.clock), None, "no evidence logged")
             ]
             for note in found:
                 if note.written is not False:
-                    why = f"job {job} changed {who}'s state ({note.evidence})"
+                    why = f"job {jkey} changed {who}'s state ({note.evidence})"
                     edges.append((name, note.clock, state, note.clock, why))
-            served.append(job)
+            served.append(jkey)
 
     # Snakemake's own process: what it computed for a job (input functions, params callables,
     # the code they call) feeds that job's start. Contexts of jobs that never ran (candidates,
@@ -322,8 +322,8 @@ def build_order(trace: Trace) -> Order:
             readers = [(p, _read_at(procs[p], path, c)) for p, c in executor.get(job.key, [])]
             exact = [(p, c) for p, c in readers if c is not None]
             if exact:
-                for p, c in exact:
-                    edges.append((f"job:{producer.key}#end", 0, p, c, why))
+                for p, clock in exact:
+                    edges.append((f"job:{producer.key}#end", 0, p, clock, why))
             else:
                 edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
 
@@ -385,7 +385,7 @@ def build_order(trace: Trace) -> Order:
     for name, proc in procs.items():
         if proc.role == "worker" and name not in cuts:
             served = [c.job for c in proc.recvs if c.job]
-            for i, job in enumerate(served):
+            for i, first in enumerate(served):
                 for later in served[i + 1 :]:
-                    kinds.setdefault((job, later), "state")
+                    kinds.setdefault((first, later), "state")
     return Order(trace, graph, timelines, node_owner, node_start, edge_why, executor, kinds)

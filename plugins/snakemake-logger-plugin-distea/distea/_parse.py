@@ -237,6 +237,7 @@ def _files(value: Any) -> list[tuple[str, Optional[str]]]:
 
 def _read_logger(path: Path, lines: list[str], truncated: bool, trace: Trace) -> None:
     by_id: dict[str, Job] = {}
+    job: Optional[Job]
     for number, kind, r in _records(path, lines, truncated, trace):
         trace.events += 1
         if kind == "job":
@@ -284,6 +285,7 @@ def _read_snakemake_log(path: Path, trace: Trace) -> None:
 
     def close() -> None:
         if current and "jobid" in current:
+            outputs: list[tuple[str, Optional[str]]]
             outputs = [(p, None) for p in current.get("output", [])]
             wildcards = current.get("wildcards", {})
             key = job_key(current["rule"], wildcards, [p for p, _ in outputs])

@@ -256,8 +256,8 @@ def _function_points(
         if reason is None and as_written:
             reason = "not traced individually"
         later: list[int] = []
-        if reason is not None:
-            body_mask = fids == trace.function_ids[body]
+        if reason is not None and body is not None:  # every reason above needs a body
+            body_mask = np.equal(fids, trace.function_ids[body])
             if body_mask.any():
                 loaded = int(first[body_mask].min())
                 clocks.append(loaded)
@@ -430,14 +430,14 @@ def _param_points(
     for name, proc in trace.processes.items():
         if name not in order.timelines:
             continue
-        for pname, clock, job in proc.params:
-            if not job or (rule and job.split("[", 1)[0] != rule):
+        for pname, clock, jkey in proc.params:
+            if not jkey or (rule and jkey.split("[", 1)[0] != rule):
                 continue
             if pname == param or pname in PARAM_METHODS:
                 if pname != param:
-                    whole.add(job)
-                if job not in read or clock < read[job][1]:
-                    read[job] = (name, clock)
+                    whole.add(jkey)
+                if jkey not in read or clock < read[jkey][1]:
+                    read[jkey] = (name, clock)
     untraced: list[str] = []
     for key, job in trace.jobs.items():
         if rule and job.rule != rule:

@@ -8,7 +8,7 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 from ._order import Order
 from ._query import Impact, ImpactResult
@@ -70,7 +70,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-EDGE_STYLES = {
+EDGE_STYLES: dict[str, tuple[str, Literal["solid", "dashed", "dotted"], str]] = {
     "file": ("#1f77b4", "solid", "file written -> read"),
     "state": ("#ff7f0e", "dashed", "worker state carried to a later job"),
     "message": ("#2ca02c", "dotted", "message between processes"),
@@ -106,7 +106,9 @@ def render_graph(order: Order, result: ImpactResult, path: Path) -> bool:
     if not graph:
         return False
     impacted = {i.name for i in result.jobs}
-    sources = {n.split("#", 1)[0].removeprefix("job:") for n, _, _ in result.sources}
+    sources: set[Optional[str]] = {
+        n.split("#", 1)[0].removeprefix("job:") for n, _, _ in result.sources
+    }
     sources |= {
         order.trace.processes[n].job for n, _, _ in result.sources if n in order.trace.processes
     }

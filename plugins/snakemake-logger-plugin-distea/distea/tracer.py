@@ -917,7 +917,7 @@ def recording_params(params: Any, trace: "ProcessTrace", job: Optional[str]) -> 
         cls.__module__ = base.__module__
         cls.__qualname__ = base.__qualname__
         _RECORDER_CLASSES[base] = cls
-    copy = cls.__new__(cls)
+    copy = cls.__new__(cls)  # type: ignore[call-overload]  # a list subclass: list.__new__
     list.extend(copy, params)
     state = object.__getattribute__(copy, "__dict__")
     state.update(params.__dict__)
@@ -948,7 +948,7 @@ def _watched_class(base: type) -> type:
         return base
     cls = _WATCHED.get(base)
     if cls is None:
-        real = base.__dict__.get("params") or getattr(base, "params", None)
+        real: Any = base.__dict__.get("params") or getattr(base, "params", None)
 
         def params(self: Any) -> Any:
             value = real.__get__(self, base) if hasattr(real, "__get__") else real

@@ -122,7 +122,10 @@ def plan_round(
     stats = compute_stats(spec, history, measured)
     done = len(history)
     if previous_ranking is None or done - int(previous_ranking["at_results"]) >= spec.rerank_every:
-        ranking = {"order": rank_subspaces(list(stats.values())), "at_results": done}
+        ranking: dict[str, Any] = {
+            "order": rank_subspaces(list(stats.values())),
+            "at_results": done,
+        }
     else:
         ranking = dict(previous_ranking)
     allowed = {s: spec.classes_of(s) for s in spec.subspaces}

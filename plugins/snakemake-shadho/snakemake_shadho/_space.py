@@ -235,8 +235,8 @@ def _split(node: Any, key: str) -> list[_Leaf]:
         parts = [[(k, leaf) for leaf in _split(v, f"{key}.{k}")] for k, v in node.items()]
         out = []
         for combo in itertools.product(*parts):
-            names: list[str] = []
-            classes: list[str] = []
+            names = []
+            classes = []
             leaf_dict: dict[str, Any] = {}
             for k, (child_names, child, child_classes) in combo:
                 names += child_names

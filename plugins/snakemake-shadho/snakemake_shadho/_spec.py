@@ -105,12 +105,12 @@ def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any
                     f"unknown hardware class {cls!r}",
                     f"Declared classes: {', '.join(hardware)}.",
                 )
-    for cls in hardware.values():
-        for sub, _ in cls.speed_by_subspace:
-            if sub not in subspaces:
+    for hw in hardware.values():
+        for sname, _ in hw.speed_by_subspace:
+            if sname not in subspaces:
                 raise SpecError(
-                    f"hardware.{cls.name}.speed_by_subspace.{sub}",
-                    f"unknown sub-space {sub!r}",
+                    f"hardware.{hw.name}.speed_by_subspace.{sname}",
+                    f"unknown sub-space {sname!r}",
                     f"Sub-spaces: {', '.join(subspaces)}.",
                 )
     unknown = sorted(set(settings) - set(_SETTINGS))

@@ -114,7 +114,7 @@ def speed_table(spec: SearchSpec, history: Sequence[Mapping[str, Any]]) -> Any:
 def best_trial(history: Sequence[Mapping[str, Any]]) -> "dict[str, Any] | None":
     """The successful record with the lowest loss (earliest on ties)."""
     ok = [r for r in history if r.get("status") == "ok"]
-    return min(ok, key=lambda r: float(r["loss"])) if ok else None
+    return dict(min(ok, key=lambda r: float(r["loss"]))) if ok else None
 
 
 def plot_convergence(history: Sequence[Mapping[str, Any]], path: "str | os.PathLike[str]") -> None:

@@ -86,7 +86,11 @@ def _run(folder: Path, source: str, traced: bool) -> tuple[subprocess.CompletedP
     proc = subprocess.run(
         [sys.executable, "main.py"], cwd=folder, env=env, capture_output=True, text=True, timeout=60
     )
-    records = [json.loads(line) for log in traces.glob("script-*.jsonl") for line in log.open()]
+    records = [
+        json.loads(line)
+        for log in traces.glob("script-*.jsonl")
+        for line in log.read_text().splitlines()
+    ]
     return proc, records
 
 

@@ -7,8 +7,11 @@ import json
 import os
 import pickle
 import platform
+import time
+from collections.abc import Callable
 from pathlib import Path
 from queue import Empty
+from typing import Any
 
 import nbformat
 import pytest
@@ -23,6 +26,23 @@ from .conftest import execute, make_notebook, statuses
 pytestmark = pytest.mark.integration
 
 CELLS = ["base = 20", "values = [base, 1]\nvalues.append(21)", "total = sum(values)\nprint(total)"]
+
+
+def reply_to(request: dict[str, Any], get: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """The next message on a channel whose parent is ``request``: messages of other requests
+    (the kernel_info replies and statuses of ``wait_for_ready``, which may arrive late) are
+    skipped, never taken for this request's reply."""
+    deadline = time.monotonic() + 120
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise Empty
+            message = get(timeout=left)
+        except Empty:
+            raise AssertionError(f"no reply to {request['msg_type']} within 120 s") from None
+        if message["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+            return message
 
 
 def run_like_jupyterlab(notebook: Path) -> None:
@@ -46,19 +66,14 @@ def run_like_jupyterlab(notebook: Path) -> None:
             }
             msg = kc.session.msg("execute_request", content, metadata={"cellId": cell.id})
             kc.shell_channel.send(msg)
-            reply = kc.get_shell_msg(timeout=60)
-            while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
-                reply = kc.get_shell_msg(timeout=60)  # late kernel_info replies of wait_for_ready
+            reply = reply_to(msg, kc.get_shell_msg)
+            assert reply["msg_type"] == "execute_reply", reply["msg_type"]
             assert reply["content"]["status"] == "ok", reply["content"]
             cell.execution_count = reply["content"]["execution_count"]
             cell.outputs = []
+            # The cell's outputs: every iopub message of this request, up to its idle status.
             while True:
-                try:
-                    out = kc.get_iopub_msg(timeout=5)
-                except Empty:
-                    break
-                if out["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
-                    continue
+                out = reply_to(msg, kc.get_iopub_msg)
                 kind = out["msg_type"]
                 if kind == "status" and out["content"]["execution_state"] == "idle":
                     break

@@ -208,7 +208,8 @@ def test_a_child_the_script_forks_never_returns_to_the_worker(tmp_path):
     out = tmp_path / "forked.txt"
     source = (
         "import os\npid = os.fork()\n"
-        f"open({str(out)!r}, 'a').write('child\\n' if pid == 0 else 'parent\\n')\n"
+        f"with open({str(out)!r}, 'a') as f:\n"
+        "    f.write('child\\n' if pid == 0 else 'parent\\n')\n"
         "if pid:\n    os.waitpid(pid, 0)\n"
     )
     smk = types.SimpleNamespace(rule="r", resources={"sticky": "m"}, output=[], log=[])

@@ -114,7 +114,8 @@ def test_file_watch_sees_computed_paths_listings_and_deletions(tmp_path, monkeyp
     assert observed.files_written == {os.path.join("d", "out.txt"), os.path.join("d", "in.txt")}
     assert not observed.processes
     watch.start()
-    open(tmp_path / "d" / "out.txt").read()  # inactive after stop: nothing recorded before
+    with open(tmp_path / "d" / "out.txt") as f:  # inactive after stop: nothing recorded before
+        f.read()
     assert watch.stop().files_read == {"d/out.txt": observed_digest(tmp_path / "d" / "out.txt")}
 
 

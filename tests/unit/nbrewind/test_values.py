@@ -1,7 +1,5 @@
 """Checkpoint serialisation: kinds, stable hashes, restore into a namespace."""
 
-import subprocess
-import sys
 import threading
 import types
 
@@ -29,29 +27,6 @@ def test_unpicklable_values_get_their_producers_identity_as_hash():
     assert a.kind == "unpicklable" and a.blob is None and "lock" in a.error.lower()
     assert a.hash != b.hash
     assert serialize((i for i in range(3)), "g").kind == "unpicklable"
-
-
-NOTEBOOK_FUNCTION = """
-import sys
-from nbrewind._values import serialize
-ns = {"__name__": "__main__"}
-exec("def scale(x, k=2):\\n    return x * k * factor\\n", ns)
-print(serialize(ns["scale"], "c").hash)
-"""
-
-
-def test_notebook_function_hash_is_the_same_in_another_process():
-    """Cell file names embed the kernel's pid; the fingerprint must not."""
-    hashes = {
-        subprocess.run(
-            [sys.executable, "-c", NOTEBOOK_FUNCTION.replace('"c"', f'"c{i}"')],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        for i in range(2)
-    }
-    assert len(hashes) == 1 and next(iter(hashes)).startswith("sha256:")
 
 
 def test_notebook_functions_restore_bound_to_the_live_namespace():

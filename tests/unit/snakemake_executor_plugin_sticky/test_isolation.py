@@ -234,8 +234,9 @@ def test_atexit_handlers_run_and_threads_are_joined_when_the_script_ends(worker,
     src = (
         "import atexit, threading, time\n"
         f"OUT = {str(out)!r}\n"
-        "def late():\n    time.sleep(0.2)\n    open(OUT, 'a').write('thread\\n')\n"
-        "atexit.register(lambda: open(OUT, 'a').write('atexit\\n'))\n"
+        "def put(text):\n    with open(OUT, 'a') as f:\n        f.write(text)\n"
+        "def late():\n    time.sleep(0.2)\n    put('thread\\n')\n"
+        "atexit.register(lambda: put('atexit\\n'))\n"
         "threading.Thread(target=late).start()\n"
     )
     done = run(worker, folder, src)

@@ -52,5 +52,8 @@ def test_a_broken_record_never_breaks_the_run(tmp_path, monkeypatch):
     handler = LogHandler(None, LogHandlerSettings(dir=str(tmp_path / "logs")))
     errors = []
     handler.handleError = errors.append  # type: ignore[method-assign]
-    handler.emit(_record(event="job_info", jobid=1, rule_name="r", wildcards=42, output=[]))
+    try:
+        handler.emit(_record(event="job_info", jobid=1, rule_name="r", wildcards=42, output=[]))
+    finally:
+        handler.close()  # an open log file left to the garbage collector is a ResourceWarning
     assert errors  # reported through logging's own error path, not raised

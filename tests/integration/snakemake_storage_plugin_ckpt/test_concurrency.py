@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import ckptstore
 from ckptstore import CheckpointStore, file_digest
+
+pytestmark = pytest.mark.integration
 
 WRITER = """
 import logging, sys, time
@@ -18,16 +22,30 @@ from pathlib import Path
 from snakemake_storage_plugin_ckpt import StorageProvider, StorageProviderSettings
 
 root, local, content, rounds = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+other = sys.argv[5]
 provider = StorageProvider(
     local_prefix=local, logger=logging.getLogger("w"), settings=StorageProviderSettings(root=root)
 )
 versions = {("A" * 300_000).encode(), ("B" * 300_000).encode()}
-# Start together: both wait for the go file, so their stores really overlap.
-go = root.parent / "go"
-while not go.exists():
-    time.sleep(0.005)
+steps = root.parent / "steps"
+
+
+def wait_for(name, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while not (steps / name).exists():
+        if time.monotonic() > deadline:
+            sys.exit(f"{content}: timed out after {timeout} s waiting for {name}")
+        time.sleep(0.002)
+
+
+# Overlap by handshake, not by timing: both announce themselves and wait for each other (their
+# imports take seconds under load), then neither runs more than one round ahead of the other.
+(steps / f"ready-{content}").touch()
+wait_for(f"ready-{other}")
 began = time.time()
 for i in range(rounds):
+    if i:
+        wait_for(f"{other}-{i - 1}")
     obj = provider.object("ckpt://results/shared.bin")
     obj.local_path().parent.mkdir(parents=True, exist_ok=True)
     obj.local_path().write_bytes((content * 300_000).encode())
@@ -36,6 +54,7 @@ for i in range(rounds):
     reader.retrieve_object()
     # Whoever won the last store, the copy is one complete version, never a mix.
     assert reader.local_path().read_bytes() in versions, "retrieved a torn file"
+    (steps / f"{content}-{i}").touch()
 print(began, time.time())
 """
 
@@ -49,17 +68,17 @@ def _env() -> dict[str, str]:
 def test_two_processes_storing_the_same_query_keep_the_store_consistent(tmp_path):
     root = tmp_path / "store"
     CheckpointStore(root)  # created once, as a first run would
+    (tmp_path / "steps").mkdir()
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(root), str(tmp_path / f"site-{c}"), c, "40"],
+            [sys.executable, "-c", WRITER, str(root), str(tmp_path / f"site-{c}"), c, "40", other],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             env=_env(),
         )
-        for c in "AB"
+        for c, other in (("A", "B"), ("B", "A"))
     ]
-    (tmp_path / "go").touch()
     spans = []
     for proc in procs:
         out, _ = proc.communicate(timeout=120)

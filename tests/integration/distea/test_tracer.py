@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 PLUGINS = Path(__file__).resolve().parents[3] / "plugins" / "snakemake-logger-plugin-distea"
 
 PROGRAM = """

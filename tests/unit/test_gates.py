@@ -1,0 +1,134 @@
+"""The gates themselves: CI runs the README's test command and nothing else, and the unit tier
+refuses processes and sockets."""
+
+import importlib.util
+import multiprocessing
+import os
+import re
+import socket
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _readme_command() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "readme_command", REPO / ".ci" / "readme_command.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ci_runs_the_readme_command_and_adds_no_step_of_its_own():
+    """Every line of .ci/run that does something: reading the README's command and running it.
+    A step added to .ci/run alone (or a README command that CI skips) fails here."""
+    lines = [
+        line.strip()
+        for line in (REPO / ".ci" / "run").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert lines == [
+        "set -euo pipefail",
+        'cd "$(dirname "$0")/.."',
+        "export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore",
+        'command="$(python3 .ci/readme_command.py README.md)"',
+        "printf '+ %s\\n' \"$command\"",
+        'exec bash -euo pipefail -c "$command"',
+    ]
+    assert os.access(REPO / ".ci" / "run", os.X_OK)
+
+
+def test_the_readme_command_installs_everything_and_runs_every_gate():
+    command = _readme_command().extract_command((REPO / "README.md").read_text())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    installed = re.search(r'python3 -m pip install -e "\.\[([a-z,]+)\]"', command)
+    assert installed is not None, command
+    assert set(installed[1].split(",")) == set(project["optional-dependencies"]), "every extra"
+    assert command.startswith("python3 -m pip install torch==")
+    steps = [s.strip(" \\\n") for s in command.replace("\\\n", " ").split("&&")]
+    for gate in ("nbrewind install-kernels", "ruff check .", "ruff format --check .", "mypy"):
+        assert gate in steps, gate
+    assert steps.index("mypy") > steps.index("ruff check .")
+    # The console script, as a user types it (python3 -m pytest would hide import problems).
+    assert steps[-1] == "STICKY_REQUIRE_SLURM=1 pytest"
+
+
+@pytest.mark.parametrize(
+    "readme, problem",
+    [
+        ("# No markers\n```bash\npytest\n```\n", "must hold the line"),
+        (
+            "<!-- test-command: .ci/run runs the block below verbatim -->\n"
+            "```bash\nruff check .\n```\n```bash\npytest\n```\n<!-- /test-command -->\n",
+            "exactly one",
+        ),
+        (
+            "<!-- test-command: .ci/run runs the block below verbatim -->\n"
+            "pytest\n<!-- /test-command -->\n",
+            "exactly one",
+        ),
+    ],
+)
+def test_a_readme_without_one_marked_command_is_refused_with_the_fix(readme, problem):
+    module = _readme_command()
+    with pytest.raises(module.CommandError, match=problem):
+        module.extract_command(readme)
+
+
+def test_the_unit_tier_refuses_processes_and_sockets(no_processes_or_sockets):
+    """The guard of tests/unit/conftest.py is on for every unit test: without it these would
+    start a process or bind a socket."""
+    with pytest.raises(RuntimeError, match="move this test to tests/integration"):
+        subprocess.run(["true"], check=True)
+    with pytest.raises(RuntimeError, match="move this test to tests/integration"):
+        os.system("true")
+    with socket.socket() as s, pytest.raises(RuntimeError, match="socket.bind"):
+        s.bind(("127.0.0.1", 0))
+    process = multiprocessing.get_context("spawn").Process(target=print)
+    with pytest.raises(RuntimeError, match="multiprocessing"):
+        process.start()
+    assert no_processes_or_sockets == [
+        "starts a process (subprocess)",
+        "starts a process (os.system)",
+        "listens on a socket (socket.bind)",
+        "starts a process (multiprocessing)",
+    ]
+    no_processes_or_sockets.clear()  # seen and expected: the test itself must not fail
+
+
+def test_socket_pairs_stay_allowed():
+    """asyncio's event loop wakes itself through a socket pair: no network, no process."""
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(b"x")
+        assert b.recv(1) == b"x"
+
+
+def test_a_module_probing_the_network_when_imported_is_not_the_tests_doing(
+    tmp_path, monkeypatch, no_processes_or_sockets
+):
+    """urllib3 binds ``::1`` when imported, once per session, whichever test imports it first:
+    import-time side effects are allowed, the same call from the test itself is not."""
+    (tmp_path / "probing_module.py").write_text(
+        "import socket\n"
+        "with socket.socket() as s:\n"
+        "    s.bind(('127.0.0.1', 0))\n"
+        "def probe():\n"
+        "    with socket.socket() as s:\n"
+        "        s.bind(('127.0.0.1', 0))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("probing_module")
+    monkeypatch.delitem(sys.modules, "probing_module")
+    with pytest.raises(RuntimeError, match="socket.bind"):
+        module.probe()
+    assert no_processes_or_sockets == ["listens on a socket (socket.bind)"]
+    no_processes_or_sockets.clear()  # seen and expected: the test itself must not fail
