@@ -809,7 +809,7 @@ def _order_stat_quantile(sorted_values: np.ndarray, q: float) -> float:
     return float(sorted_values[min(n - 1, max(0, math.ceil(q * n) - 1))])
 
 
-def median_of(values: Sequence[float]) -> float:
+def median_of(values: "Sequence[float] | np.ndarray") -> float:
     """The median as an order statistic (the lower middle value for an even count), so a
     median of times to target is infinite exactly when at least half the seeds never got there."""
     return _order_stat_quantile(np.sort(np.asarray(values, dtype=float)), 0.5)
@@ -817,7 +817,7 @@ def median_of(values: Sequence[float]) -> float:
 
 def bootstrap_ci(
     values: Sequence[float],
-    stat: Callable[[np.ndarray], float] = median_of,
+    stat: "Callable[[np.ndarray], float]" = median_of,
     n_boot: int = 2000,
     level: float = 0.95,
     seed: int = 0,
