@@ -63,3 +63,40 @@ def write_result(name: str, result: dict[str, Any]) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
     return path
+
+
+# The no-op workflows of bench/invocation_overhead.py and bench/scale.py: N trivial jobs as
+# sticky invocations, or as `run:` jobs (Snakemake's fastest path).
+NOOP_STICKY = """
+N = int(config["count"])
+rule all:
+    input: expand("out/{i}.txt", i=range(N))
+rule noop:
+    output: "out/{i}.txt"
+    resources: sticky="noop"
+    script: "noop.py"
+"""
+NOOP_THREADS = """
+N = int(config["count"])
+rule all:
+    input: expand("out/{i}.txt", i=range(N))
+rule noop:
+    output: "out/{i}.txt"
+    run:
+        open(output[0], "w").close()
+"""
+
+
+def noop_workflow(wd: Path, snakefile: str, isolation: str = "direct") -> Path:
+    """A fresh folder ``wd`` with a no-op workflow: the Snakefile, its script and a ``noop``
+    template (in isolation mode ``isolation``)."""
+    if wd.exists():
+        shutil.rmtree(wd)
+    wd.mkdir(parents=True)
+    (wd / "Snakefile").write_text(snakefile)
+    (wd / "noop.py").write_text('open(snakemake.output[0], "w").close()\n')
+    (wd / "sticky_templates.py").write_text(
+        "from stickyinvoc import template\n\n\n"
+        f"@template('noop', isolation={isolation!r})\ndef noop():\n    return None\n"
+    )
+    return wd

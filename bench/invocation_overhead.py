@@ -27,42 +27,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ROOT, WORK, timed, write_result  # noqa: E402
-
-STICKY = """
-N = int(config["count"])
-rule all:
-    input: expand("out/{i}.txt", i=range(N))
-rule noop:
-    output: "out/{i}.txt"
-    resources: sticky="noop"
-    script: "noop.py"
-"""
-THREADS = """
-N = int(config["count"])
-rule all:
-    input: expand("out/{i}.txt", i=range(N))
-rule noop:
-    output: "out/{i}.txt"
-    run:
-        open(output[0], "w").close()
-"""
+from _common import NOOP_STICKY as STICKY  # noqa: E402
+from _common import NOOP_THREADS as THREADS  # noqa: E402
+from _common import ROOT, WORK, noop_workflow, timed, write_result  # noqa: E402
 
 
 def prepare(name: str, snakefile: str, isolation: str = "direct") -> Path:
-    wd = WORK / "invocation_overhead" / name
-    if wd.exists():
-        import shutil
-
-        shutil.rmtree(wd)
-    wd.mkdir(parents=True)
-    (wd / "Snakefile").write_text(snakefile)
-    (wd / "noop.py").write_text('open(snakemake.output[0], "w").close()\n')
-    (wd / "sticky_templates.py").write_text(
-        "from stickyinvoc import template\n\n\n"
-        f"@template('noop', isolation={isolation!r})\ndef noop():\n    return None\n"
-    )
-    return wd
+    return noop_workflow(WORK / "invocation_overhead" / name, snakefile, isolation)
 
 
 def run(

@@ -36,29 +36,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import ROOT, WORK, write_result  # noqa: E402
-
-STICKY = """
-N = int(config["count"])
-rule all:
-    input: expand("out/{i}.txt", i=range(N))
-rule noop:
-    output: "out/{i}.txt"
-    resources: sticky="noop"
-    script: "noop.py"
-"""
-THREADS = """
-N = int(config["count"])
-rule all:
-    input: expand("out/{i}.txt", i=range(N))
-rule noop:
-    output: "out/{i}.txt"
-    run:
-        open(output[0], "w").close()
-"""
-TEMPLATES = (
-    "from stickyinvoc import template\n\n\n@template('noop')\ndef noop():\n    return None\n"
-)
+from _common import NOOP_STICKY as STICKY  # noqa: E402
+from _common import NOOP_THREADS as THREADS  # noqa: E402
+from _common import ROOT, WORK, noop_workflow, write_result  # noqa: E402
 
 VARIANTS: dict[str, tuple[str, list[str], bool]] = {
     # name: (Snakefile, arguments, runs under the patched Snakemake)
@@ -86,14 +66,7 @@ GOAL_RSS_MIB = 2048.0
 
 
 def prepare(name: str, snakefile: str) -> Path:
-    wd = WORK / "scale" / name.replace("+", "_")
-    if wd.exists():
-        shutil.rmtree(wd)
-    wd.mkdir(parents=True)
-    (wd / "Snakefile").write_text(snakefile)
-    (wd / "noop.py").write_text('open(snakemake.output[0], "w").close()\n')
-    (wd / "sticky_templates.py").write_text(TEMPLATES)
-    return wd
+    return noop_workflow(WORK / "scale" / name.replace("+", "_"), snakefile)
 
 
 def run(name: str, n: int, timeout: float) -> dict[str, Any]:

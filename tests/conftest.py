@@ -23,6 +23,24 @@ PLUGIN_ROOTS = [str(p.parent) for p in sorted((REPO / "plugins").glob("*/pyproje
 PLUGINS_PATH = os.pathsep.join(PLUGIN_ROOTS)
 
 
+def slurm_cluster_answers() -> bool:
+    """Whether the local Slurm cluster (tests/slurm/start-cluster.sh) has a usable node."""
+    if shutil.which("sinfo") is None:
+        return False
+    proc = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
+    return proc.returncode == 0 and any(s in proc.stdout for s in ("idle", "mix", "alloc"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``slurm`` need the cluster: skipped without it, failed without it when
+    STICKY_REQUIRE_SLURM=1 (CI), so that they never silently skip there."""
+    if item.get_closest_marker("slurm") is None or slurm_cluster_answers():
+        return
+    if os.environ.get("STICKY_REQUIRE_SLURM") == "1":
+        pytest.fail("no Slurm cluster answers: run tests/slurm/start-cluster.sh")
+    pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
+
+
 def bench_module(name: str) -> ModuleType:
     """Import ``bench/NAME`` (a package or a module) without putting ``bench/`` on sys.path,
     where ``bench/distea.py`` and ``bench/nbrewind.py`` would shadow the packages."""

@@ -24,21 +24,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 SLURM = ["--sticky-backend", "slurm"]
 
 
-def cluster_answers() -> bool:
-    if shutil.which("sinfo") is None:
-        return False
-    proc = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
-    return proc.returncode == 0 and any(s in proc.stdout for s in ("idle", "mix", "alloc"))
-
-
-@pytest.fixture(autouse=True)
-def slurm_cluster():
-    if not cluster_answers():
-        if os.environ.get("STICKY_REQUIRE_SLURM") == "1":
-            pytest.fail("no Slurm cluster answers: run tests/slurm/start-cluster.sh")
-        pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
-
-
 def with_templates(wd: Path, counter: str, other: str = "") -> None:
     """Give the sticky_basic templates these resources= (Python literals)."""
     templates = wd / "sticky_templates.py"

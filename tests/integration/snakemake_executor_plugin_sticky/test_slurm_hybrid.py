@@ -4,9 +4,7 @@ pilot jobs; shell:, run: and plain script: jobs are Slurm jobs of snakemake-exec
 slurm; localrules run on the host running Snakemake. Checked with sacct. Skipped where no
 cluster answers, unless STICKY_REQUIRE_SLURM=1 makes a missing cluster a failure."""
 
-import os
 import re
-import shutil
 import subprocess
 import time
 
@@ -46,21 +44,6 @@ OUTPUTS = [
     "gathered.txt",
 ]
 ON_SLURM = ["intermediate-0", "intermediate-1", "summary", "run_rule", "plain_script"]
-
-
-def cluster_answers() -> bool:
-    if shutil.which("sinfo") is None:
-        return False
-    proc = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
-    return proc.returncode == 0 and any(s in proc.stdout for s in ("idle", "mix", "alloc"))
-
-
-@pytest.fixture(autouse=True)
-def slurm_cluster():
-    if not cluster_answers():
-        if os.environ.get("STICKY_REQUIRE_SLURM") == "1":
-            pytest.fail("no Slurm cluster answers: run tests/slurm/start-cluster.sh")
-        pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
 
 
 def accounting(job_ids: list[str], timeout: float = 60.0) -> dict[str, tuple[str, str, str]]:
