@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,35 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if os.environ.get("STICKY_REQUIRE_SLURM") == "1":
         pytest.fail("no Slurm cluster answers: run tests/slurm/start-cluster.sh")
     pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
+
+
+# --sticky-backend slurm for the pilot tests: cluster execution, as under --executor slurm
+# (--jobs bounds the jobs); one pilot at a time (the test cluster has 2 CPUs); fast status checks.
+PILOT_ARGS = [
+    "--sticky-backend",
+    "slurm",
+    "--jobs",
+    "2",
+    "--sticky-max-pilots",
+    "1",
+    "--sticky-slurm-options",
+    "init-seconds-before-status-checks=1",
+    "--seconds-between-status-checks",
+    "1",
+]
+
+
+def plain_rules_local(wd: Path) -> Path:
+    """Declare every rule of ``wd``'s Snakefile that does not opt in (no ``sticky=``) a
+    localrule: tests about pilots then run those jobs here, not as Slurm jobs of the hybrid
+    backend (each a Snakemake start on the 2-CPU test cluster)."""
+    snakefile = wd / "Snakefile"
+    text = snakefile.read_text()
+    blocks = re.split(r"^rule (\w+):", text, flags=re.M)[1:]
+    plain = [n for n, body in zip(blocks[::2], blocks[1::2], strict=True) if "sticky=" not in body]
+    if plain:
+        snakefile.write_text(text + f"\n\nlocalrules: {', '.join(plain)}\n")
+    return wd
 
 
 def bench_module(name: str) -> ModuleType:
@@ -172,7 +202,8 @@ def start_snakemake() -> Callable[..., BackgroundRun]:
     for run in started:
         if run.proc.poll() is None:
             run.proc.kill()
-            run.proc.communicate()
+        if run.proc.stdout is not None and not run.proc.stdout.closed:
+            run.proc.communicate()  # reaps it and closes its pipe (a test that never finished)
 
 
 def poll_until(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:

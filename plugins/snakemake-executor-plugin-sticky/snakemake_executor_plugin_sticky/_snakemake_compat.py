@@ -165,6 +165,11 @@ def new_source_cache(workflow: Any) -> Any:
     return source_cache(workflow.sourcecache.cache_path, workflow.sourcecache.runtime_cache_path)
 
 
+def default_resources(workflow: Any) -> Any:
+    """Snakemake's default resources of this run (every rule's resources start from a copy)."""
+    return workflow.resource_settings._parsed_default_resources
+
+
 def prepare_job(workflow: Any, job: Any) -> None:
     """What Snakemake does before a job runs (output folders, removal of stale outputs)."""
     workflow.async_run(job.prepare())

@@ -33,6 +33,7 @@ from ._snakemake_compat import (
     CliException,
     LocalExecutor,
     check_snakemake,
+    default_resources,
     needrun_jobs,
     new_source_cache,
     prepare_job,
@@ -277,7 +278,7 @@ class Executor(RealExecutor):
         if self.settings.backend != "slurm":
             return
         uses = []
-        defaults = _default_resources(self.workflow)
+        defaults = default_resources(self.workflow)
         for rule in self.workflow.rules:
             name = _resource_value(rule.resources, STICKY_RESOURCE)
             if isinstance(name, str) and name in self.declared:
@@ -310,7 +311,7 @@ class Executor(RealExecutor):
         its own mem_mb/disk_mb defaults) are in every rule's resources, but they are not the
         rule's: they do not override what the template asks for its pilots."""
         merged = dict(self.pilot_resources.get(template, {}))
-        defaults = _default_resources(self.workflow)
+        defaults = default_resources(self.workflow)
         for key in PILOT_RESOURCES:
             if rule is not None and _is_default(rule.resources, defaults, key):
                 continue
@@ -541,11 +542,6 @@ def _resource_value(resources: Any, name: str) -> Any:
     if hasattr(value, "is_evaluable"):
         return _DEFERRED if value.is_evaluable() else value.value
     return value
-
-
-def _default_resources(workflow: Any) -> Any:
-    """Snakemake's default resources of this run (every rule starts from a copy)."""
-    return workflow.resource_settings._parsed_default_resources
 
 
 def _is_default(rule_resources: Any, defaults: Any, key: str) -> bool:

@@ -18,10 +18,18 @@ from pathlib import Path
 import pytest
 
 from snakemake_executor_plugin_sticky import slurm
+from tests.conftest import PILOT_ARGS, plain_rules_local
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
-SLURM = ["--sticky-backend", "slurm"]
+SLURM = PILOT_ARGS
+
+
+@pytest.fixture
+def workflow(workflow):
+    """The test workflows with their rules that do not opt in run here: these tests are about
+    pilots (hybrid Slurm jobs are tested in test_slurm_hybrid.py)."""
+    return lambda name, into="wf": plain_rules_local(workflow(name, into))
 
 
 def with_templates(wd: Path, counter: str, other: str = "") -> None:

@@ -2,7 +2,6 @@
 (tests/slurm/start-cluster.sh). Skipped where no cluster answers, unless
 STICKY_REQUIRE_SLURM=1 (set by CI) makes a missing cluster a failure."""
 
-import re
 import signal
 import subprocess
 import time
@@ -10,29 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PILOT_ARGS, plain_rules_local
+
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
 
 @pytest.fixture
 def workflow(workflow):
     """The test workflows with every rule that does not opt in declared a localrule: these
-    tests are about pilots, and under --sticky-backend slurm such jobs would otherwise be
-    Slurm jobs (tested in test_slurm_hybrid.py), each a Snakemake start on the 2-CPU cluster.
-    They run here, as they did before the hybrid backend."""
-
-    def copy(name: str, into: str = "wf") -> Path:
-        wd = workflow(name, into)
-        snakefile = wd / "Snakefile"
-        text = snakefile.read_text()
-        blocks = re.split(r"^rule (\w+):", text, flags=re.M)[1:]
-        plain = [
-            n for n, body in zip(blocks[::2], blocks[1::2], strict=True) if "sticky=" not in body
-        ]
-        if plain:
-            snakefile.write_text(text + f"\n\nlocalrules: {', '.join(plain)}\n")
-        return wd
-
-    return copy
+    tests are about pilots (hybrid Slurm jobs are tested in test_slurm_hybrid.py)."""
+    return lambda name, into="wf": plain_rules_local(workflow(name, into))
 
 
 def pilots(workdir: Path, timeout: float = 30.0) -> dict[str, tuple[str, str]]:
@@ -107,20 +93,7 @@ def with_pilot_resources(wd: Path) -> None:
     templates.write_text(text)
 
 
-# Cluster execution, as under --executor slurm: --jobs bounds the jobs; one pilot at a time
-# (the cluster has 2 CPUs: Slurm jobs of other runs need the other).
-SLURM = [
-    "--sticky-backend",
-    "slurm",
-    "--jobs",
-    "2",
-    "--sticky-max-pilots",
-    "1",
-    "--sticky-slurm-options",
-    "init-seconds-before-status-checks=1",
-    "--seconds-between-status-checks",
-    "1",
-]
+SLURM = PILOT_ARGS
 
 
 def test_pilots_run_invocations_and_leave_nothing_behind(workflow, run_snakemake):
