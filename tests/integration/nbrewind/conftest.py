@@ -20,11 +20,7 @@ from papermill.engines import papermill_engines
 from nbrewind import KERNEL_NAMES
 from nbrewind._engine import NBRewindEngine
 from nbrewind._install import kernelspec_dirs
-
-PLUGINS_PATH = os.pathsep.join(
-    str(p.parent)
-    for p in sorted(Path(__file__).resolve().parents[3].glob("plugins/*/pyproject.toml"))
-)
+from tests.conftest import PLUGINS_PATH
 
 
 @pytest.fixture(scope="module", autouse=True)
