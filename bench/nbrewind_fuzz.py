@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
@@ -30,23 +29,6 @@ _fspec = importlib.util.spec_from_file_location(
 )
 fuzz = importlib.util.module_from_spec(_fspec)
 _fspec.loader.exec_module(fuzz)
-
-
-def execute(
-    source: Path, dest: Path, kernel: str, engine: Any = "nbrewind", cwd: Any = None, **params: Any
-) -> Any:
-    import papermill
-
-    return papermill.execute_notebook(
-        str(source),
-        str(dest),
-        parameters=params,
-        kernel_name=kernel,
-        engine_name=engine,
-        progress_bar=False,
-        request_save_on_cell_execute=False,
-        cwd=str(cwd) if cwd else None,
-    )
 
 
 def main() -> None:
@@ -63,7 +45,7 @@ def main() -> None:
     start = time.perf_counter()
     for batch in range(batches):
         with tempfile.TemporaryDirectory(prefix="nbrewind-fuzz-") as tmp:
-            result = fuzz.run_batch(args.seed + batch, cases, Path(tmp), execute)
+            result = fuzz.run_batch(args.seed + batch, cases, Path(tmp))
         totals["cases"] += result.cases
         totals["divergent"] += len(result.divergent_cases) + int(result.final_diverged)
         totals["executed"] += result.executed

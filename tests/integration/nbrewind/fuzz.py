@@ -309,7 +309,27 @@ def _outputs(cell: Any) -> list[Any]:
     return found
 
 
-def run_batch(seed: int, n_cases: int, wd: Path, execute: Callable[..., Any]) -> BatchResult:
+def papermill_execute(
+    source: Path, dest: Path, kernel: str, engine: Any = "nbrewind", cwd: Any = None, **params: Any
+) -> Any:
+    """One quiet papermill run of ``source`` into ``dest`` (how the fuzzer runs notebooks)."""
+    import papermill
+
+    return papermill.execute_notebook(
+        str(source),
+        str(dest),
+        parameters=params,
+        kernel_name=kernel,
+        engine_name=engine,
+        progress_bar=False,
+        request_save_on_cell_execute=False,
+        cwd=str(cwd) if cwd else None,
+    )
+
+
+def run_batch(
+    seed: int, n_cases: int, wd: Path, execute: Callable[..., Any] = papermill_execute
+) -> BatchResult:
     """Audit, edit, repeat and compare with a stock run, for ``n_cases`` cases from ``seed``."""
     rng = random.Random(seed)
     cases = [make_case(rng, k) for k in range(n_cases)]

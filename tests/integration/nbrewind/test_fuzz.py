@@ -6,10 +6,7 @@ notebook run three times through real papermill and real kernels. Larger counts:
 """
 
 import os
-from pathlib import Path
-from typing import Any
 
-import papermill
 import pytest
 
 from .fuzz import run_batch
@@ -21,24 +18,9 @@ CASES = int(os.environ.get("NBREWIND_FUZZ_CASES", "50"))
 SEED = int(os.environ.get("NBREWIND_FUZZ_SEED", "1400"))
 
 
-def quiet_execute(
-    source: Path, dest: Path, kernel: str, engine: Any = "nbrewind", cwd: Any = None, **params: Any
-) -> Any:
-    return papermill.execute_notebook(
-        str(source),
-        str(dest),
-        parameters=params,
-        kernel_name=kernel,
-        engine_name=engine,
-        progress_bar=False,
-        request_save_on_cell_execute=False,
-        cwd=str(cwd) if cwd else None,
-    )
-
-
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_repeat_equals_a_fresh_stock_run_on_generated_notebooks(batch, tmp_path):
-    result = run_batch(SEED + batch, CASES, tmp_path, quiet_execute)
+    result = run_batch(SEED + batch, CASES, tmp_path)
     print(
         f"batch {batch}: {result.cases} cases, {result.executed} cells re-executed "
         f"({result.unnecessary} unnecessary), {result.restored} restored"
