@@ -171,11 +171,12 @@ def restart_accounting(timeout: float = 90.0) -> None:
     """Start MariaDB (and slurmdbd, if it ended) as tests/slurm/start-cluster.sh does, and wait
     until sacct answers again."""
     if not mariadb_up():
-        subprocess.Popen(
-            ["mysqld_safe", "--user=mysql"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+        # Detached through a shell (as the cluster script starts it): mysqld_safe outlives the
+        # test, and a Popen left running is a ResourceWarning in whichever test collects it.
+        subprocess.run(
+            ["sh", "-c", "setsid mysqld_safe --user=mysql >/dev/null 2>&1 &"],
+            check=True,
+            timeout=30,
         )
     deadline = time.monotonic() + timeout
     while not mariadb_up():

@@ -45,12 +45,17 @@ elif case == "kbint":
     raise KeyboardInterrupt
 elif case == "gil":
     # One C call that holds the GIL (the heartbeat thread cannot run) for several heartbeat
-    # timeouts: calibrate on a small sum (in CPU time: a crowded machine slows the wall clock,
+    # timeouts: calibrate on small sums (in CPU time: a crowded machine slows the wall clock,
     # never the count), then sum enough for ~seconds_held CPU seconds (at least as much wall).
+    # The fastest of five calibrations: one slowed by a cold cache or a stolen time slice
+    # would overestimate the cost of an item, and the long sum would end early (CI: 3.9 s).
     held = float(snakemake.config.get("seconds_held", 6))
-    start = time.process_time()
-    sum(range(4_000_000))
-    per_item = (time.process_time() - start) / 4_000_000
+    costs = []
+    for _ in range(5):
+        start = time.process_time()
+        sum(range(2_000_000))
+        costs.append((time.process_time() - start) / 2_000_000)
+    per_item = min(costs)
     start = time.perf_counter()
     total = sum(range(int(held / per_item)))
     out.write_text(f"held {time.perf_counter() - start:.1f}\n")
