@@ -77,14 +77,16 @@ def prepare(name: str, snakefile: str) -> Path:
     return noop_workflow(WORK / "scale" / name.replace("+", "_"), snakefile)
 
 
-def run(name: str, n: int, timeout: float) -> dict[str, Any]:
-    """One fresh run: wall seconds, seconds per invocation, main-process peak RSS (MiB)."""
+def run(name: str, n: int, timeout: float, profile: Optional[Path] = None) -> dict[str, Any]:
+    """One fresh run: wall seconds, seconds per invocation, main-process peak RSS (MiB).
+    ``profile``: run the main Snakemake process under cProfile, its stats written there."""
     snakefile, args, patched = VARIANTS[name]
     wd = prepare(name, snakefile)
     rss_file = wd / "peak_rss_kib"
     runner = "_patched_snakemake.py" if patched else "_peak_rss.py"
+    profiler = ["-m", "cProfile", "-o", str(profile.resolve())] if profile is not None else []
     cmd = [
-        sys.executable, str(ROOT / "bench" / runner), str(rss_file),
+        sys.executable, *profiler, str(ROOT / "bench" / runner), str(rss_file),
         *args, *RATE, "-j", "2", "--config", f"count={n}", "--nocolor", "--quiet", "all",
     ]  # fmt: skip
     start = time.perf_counter()
@@ -274,6 +276,16 @@ def results_document(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def print_profile(path: Path, n: int, top: int = 40) -> None:
+    """The main thread's top costs (own time, then cumulative), with calls per job."""
+    import pstats
+
+    stats = pstats.Stats(str(path))
+    for key in ("tottime", "cumulative"):
+        print(f"\n  by {key} (ncalls / {n} = calls per job):")
+        stats.sort_stats(key).print_stats(top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2k and 8k")
@@ -292,9 +304,24 @@ def main() -> None:
         "time is extrapolated",
     )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="STATS",
+        help="one run (one size, one variant) with its main Snakemake process under cProfile: "
+        "stats written to STATS, the top costs printed, nothing recorded (the profiler slows "
+        "the run)",
+    )
     args = parser.parse_args()
     sizes = args.sizes or ([2000, 8000] if args.quick else [2000, 8000, 32000])
     variants = args.variants or [v for v in VARIANTS if args.upstream_patch or not VARIANTS[v][2]]
+    if args.profile is not None:
+        if len(sizes) != 1 or len(variants) != 1:
+            sys.exit("--profile: give one size (--sizes N) and one variant (--variants NAME)")
+        r = run(variants[0], sizes[0], args.timeout, profile=args.profile)
+        print(f"  {sizes[0]} {variants[0]} under cProfile: {r}")
+        print_profile(args.profile, sizes[0])
+        return
     results: list[dict[str, Any]] = []
     for n in sorted(sizes):
         for name in variants:
