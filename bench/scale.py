@@ -305,6 +305,13 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="JSON",
+        help="keep the runs in this file instead of bench/results/scale.json (comparisons "
+        "of code versions that should not enter the project's figures)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="STATS",
@@ -339,7 +346,7 @@ def main() -> None:
             else:
                 print(f"  {n:>7} {name:<26} timed out after {args.timeout:.0f} s", flush=True)
 
-    previous = RESULTS / "scale.json"
+    previous = args.results or RESULTS / "scale.json"
     kept = runs_of_file(json.loads(previous.read_text())) if previous.exists() else []
     document = results_document(merge_runs(kept, results))
     for name, entry in document["summary"].items():
@@ -358,8 +365,8 @@ def main() -> None:
         print(f"  goal {name} ({goal['target']}): {goal['status']}")
         for variant, verdict in goal["by_variant"].items():
             print(f"    {variant}: {verdict}")
-    path = write_result("scale", document)
-    print(f"  written (runs kept per variant and size, newest first): {path.relative_to(ROOT)}")
+    path = write_result("scale", document, args.results)
+    print(f"  written (runs kept per variant and size, the newest of each): {path}")
 
 
 if __name__ == "__main__":
