@@ -216,7 +216,9 @@ def _goal_ratio(runs: list[dict[str, Any]], variant: str) -> tuple[str, str]:
     big = max(at)
     small = SMALL_N if SMALL_N in at else min(at)
     ratio = at[big]["ms_per_invocation"] / at[small]["ms_per_invocation"]
-    detail = f"{big} / {small}: {ratio:.2f}x"
+    # Runs are kept across sessions: say when each ran (machine load and code may differ).
+    when = f"{at[big]['date'][:16]}, {at[small]['date'][:16]}"
+    detail = f"{big} / {small}: {ratio:.2f}x (runs of {when})"
     if big < GOAL_N or small != SMALL_N:
         return NOT_MEASURED, detail
     return (MET if ratio <= GOAL_PER_INVOCATION_RATIO else NOT_MET), detail
@@ -305,6 +307,11 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument(
+        "--recompute",
+        action="store_true",
+        help="run nothing: recompute the summary and the goals from the kept runs",
+    )
+    parser.add_argument(
         "--results",
         type=Path,
         metavar="JSON",
@@ -330,7 +337,7 @@ def main() -> None:
         print_profile(args.profile, sizes[0])
         return
     results: list[dict[str, Any]] = []
-    for n in sorted(sizes):
+    for n in [] if args.recompute else sorted(sizes):
         for name in variants:
             if name in GREEDY and n > args.baseline_max:
                 continue

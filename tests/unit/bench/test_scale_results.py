@@ -93,7 +93,7 @@ def test_goals_not_measured_without_a_150k_run():
         "main_peak_rss": "not measured",
     }
     assert goals["per_invocation_150k_vs_2k"]["by_variant"][PATCH] == (
-        "not measured: 32000 / 2000: 1.17x"
+        "not measured: 32000 / 2000: 1.17x (runs of 2026-12-01T05:00, 2026-12-01T03:00)"
     )
     assert goals["wall_150k"]["by_variant"][PLAIN] == "not measured: no run"
 
