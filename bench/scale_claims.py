@@ -25,6 +25,13 @@ the main Snakemake process's peak RSS. Runs are kept in bench/results/scale_clai
     python bench/scale_claims.py --quick                   # 300 claims (150 distinct), ~2 min
     python bench/scale_claims.py --claims 20000            # the paper-scale point
     python bench/scale_claims.py --claims 20000 --upstream-patch
+    python bench/scale_claims.py --claims 20000 --upstream-patch --loop-sample 2106
+
+``--loop-sample K`` (K < N, K at least the distinct claims): the loop verifies the first K
+claims and the first K/4, and its time at N is extrapolated from the straight line through
+the two (``loop_fit``: the model loads once in both, so the line's intercept is start-up and
+loading, its slope the time per claim); every one of the N sticky verdicts is compared with
+the loop's verdict for the same source claim (a repeat is the same claim and evidence).
 """
 
 import argparse
@@ -120,6 +127,23 @@ def figures(n: int, sticky_s: float, loop_s: float) -> dict[str, float]:
     }
 
 
+def loop_fit(small: tuple[int, float], large: tuple[int, float], n: int) -> float:
+    """The loop's seconds for ``n`` claims, on the line through two measured (claims,
+    seconds) points: start-up and model load (the intercept) plus ``n`` times the slope."""
+    (n1, t1), (n2, t2) = small, large
+    if not 0 < n1 < n2:
+        raise ValueError(f"need two sample sizes 0 < small < large, not {n1} and {n2}")
+    slope = (t2 - t1) / (n2 - n1)
+    return t1 + slope * (n - n1)
+
+
+def expected_by_source(ids: list[str], loop: dict[str, str]) -> dict[str, str]:
+    """Each claim's expected verdict: the loop's verdict of its source claim (the first
+    occurrence, whose id is the source id). Claims whose source the loop did not verify are
+    left out (and then count as mismatches)."""
+    return {i: loop[source_id(i)] for i in ids if source_id(i) in loop}
+
+
 def read_verdicts(paths: list[Path]) -> dict[str, str]:
     """claim_id -> 'predicted<TAB>confidence' over the given verdict files."""
     found: dict[str, str] = {}
@@ -187,6 +211,13 @@ def main() -> None:
         help="run Snakemake with the scheduling patch proposed upstream (bench/scale.py's)",
     )
     parser.add_argument("--timeout", type=float, default=7200, help="seconds for the run")
+    parser.add_argument(
+        "--loop-sample",
+        type=int,
+        default=None,
+        help="run the limit loop on the first K claims and K/4, extrapolate to N (K must "
+        "cover the distinct claims; default: the loop runs all N)",
+    )
     args = parser.parse_args()
     n = args.claims or (QUICK_CLAIMS if args.quick else 20_000)
     distinct = args.distinct or (QUICK_DISTINCT if args.quick else None)
@@ -226,12 +257,26 @@ def main() -> None:
     print(f"  sticky: {sticky_s:8.1f} s", flush=True)
 
     print(f"limit loop: {args.jobs} processes, encoder loaded once each ...", flush=True)
-    loop_s = run_loop(wd, wd / table, ids, args.jobs)
-    print(f"  loop  : {loop_s:8.1f} s", flush=True)
+    sample = args.loop_sample if args.loop_sample and args.loop_sample < n else None
+    loop_points: list[tuple[int, float]] = []
+    if sample is None:
+        loop_s = run_loop(wd, wd / table, ids, args.jobs)
+    else:
+        distinct_n = len(set(map(source_id, ids)))
+        if sample < distinct_n:
+            sys.exit(f"scale_claims: --loop-sample {sample} must cover the {distinct_n} claims")
+        for k in (max(args.jobs, sample // 4), sample):
+            loop_points.append((k, run_loop(wd, wd / table, ids[:k], args.jobs)))
+            print(f"  loop on {k:6d} claims: {loop_points[-1][1]:8.1f} s", flush=True)
+        loop_s = loop_fit(loop_points[0], loop_points[1], n)
+    print(f"  loop  : {loop_s:8.1f} s{' (extrapolated)' if sample else ''}", flush=True)
 
     sticky_v = read_verdicts(verdict_files)
     loop_v = read_verdicts(sorted((wd / "loop_out").glob("*.tsv")))
-    bad = verdict_mismatches(ids, sticky_v, loop_v)
+    if sample is None:
+        bad = verdict_mismatches(ids, sticky_v, loop_v)
+    else:  # the last loop ran the first K claims: every source claim among them
+        bad = verdict_mismatches(ids, sticky_v, expected_by_source(ids, loop_v))
     report = json.loads((wd / "results" / "report.json").read_text())
     result = {
         "variant": variant,
@@ -245,6 +290,11 @@ def main() -> None:
         **figures(n, sticky_s, loop_s),
         "main_peak_rss_mib": round(rss, 1),
         "verdicts_checked": len(ids),
+        "loop_sample": (
+            {"claims_and_seconds": [[k, round(t, 2)] for k, t in loop_points], "fit": "linear"}
+            if loop_points
+            else None
+        ),
         "verdicts_identical": not bad,
         "accuracy": report["accuracy"],
     }

@@ -95,3 +95,27 @@ def test_figures():
         "sticky_over_loop": 2.5,
         "overhead_ms_per_claim": 30.0,
     }
+
+
+def test_the_loop_sample_is_extrapolated_on_the_line_through_two_points():
+    # 10 s of start-up and loading, 0.2 s a claim: 300 claims 70 s, 1,200 claims 250 s.
+    assert claims.loop_fit((300, 70.0), (1200, 250.0), 20_000) == pytest.approx(4010.0)
+    with pytest.raises(ValueError, match="two sample sizes"):
+        claims.loop_fit((1200, 250.0), (300, 70.0), 20_000)
+
+
+def test_with_a_loop_sample_every_claim_is_checked_against_its_source_claim():
+    ids = claims.test_ids(claims.claims_table(ROWS, 7))
+    loop = {"c0001": "REFUTES\t0.9", "c0003": "SUPPORTS\t0.8", "c0004": "NEI\t0.5"}
+    expected = claims.expected_by_source(ids, loop)
+    sticky = dict(expected)
+    assert claims.verdict_mismatches(ids, sticky, expected) == []
+    sticky["c0003r1"] = "REFUTES\t0.8"  # a repeat verified differently from its source
+    assert claims.verdict_mismatches(ids, sticky, expected) == ["c0003r1"]
+    partial = claims.expected_by_source(ids, {"c0001": "REFUTES\t0.9"})  # sources missing
+    assert set(claims.verdict_mismatches(ids, dict(expected), partial)) == {
+        "c0003",
+        "c0004",
+        "c0003r1",
+        "c0004r1",
+    }
