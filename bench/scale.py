@@ -176,6 +176,8 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         entry: dict[str, Any] = {
             "measured_wall_s": {str(n): at[n]["wall_s"] for n in sorted(at)},
             "ms_per_invocation": {str(n): at[n]["ms_per_invocation"] for n in sorted(at)},
+            # Kept runs may come from different sessions (load, code): when each ran.
+            "run_dates": {str(n): at[n]["date"] for n in sorted(at)},
         }
         fit = fit_quadratic([(n, r["wall_s"]) for n, r in sorted(at.items())])
         if fit is not None:
