@@ -28,6 +28,9 @@ kept runs.
     python bench/scale.py --quick            # 2k and 8k
     python bench/scale.py                    # 2k, 8k, 32k
     python bench/scale.py --sizes 150000 --variants sticky+incremental
+    python bench/scale.py --recompute        # summary and goals again, nothing run
+    python bench/scale.py --sizes 2000 --variants sticky+incremental+patch --profile p.out
+    python bench/scale.py --sizes 2000 --variants sticky+incremental --results /tmp/ab.json
 """
 
 import argparse
