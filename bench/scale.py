@@ -28,6 +28,9 @@ kept runs.
     python bench/scale.py --quick            # 2k and 8k
     python bench/scale.py                    # 2k, 8k, 32k
     python bench/scale.py --sizes 150000 --variants sticky+incremental
+    python bench/scale.py --recompute        # summary and goals again, nothing run
+    python bench/scale.py --sizes 2000 --variants sticky+incremental+patch --profile p.out
+    python bench/scale.py --sizes 2000 --variants sticky+incremental --results /tmp/ab.json
 """
 
 import argparse
@@ -176,6 +179,8 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         entry: dict[str, Any] = {
             "measured_wall_s": {str(n): at[n]["wall_s"] for n in sorted(at)},
             "ms_per_invocation": {str(n): at[n]["ms_per_invocation"] for n in sorted(at)},
+            # Kept runs may come from different sessions (load, code): when each ran.
+            "run_dates": {str(n): at[n]["date"] for n in sorted(at)},
         }
         fit = fit_quadratic([(n, r["wall_s"]) for n, r in sorted(at.items())])
         if fit is not None:

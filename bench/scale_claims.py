@@ -218,6 +218,12 @@ def main() -> None:
         help="run the limit loop on the first K claims and K/4, extrapolate to N (K must "
         "cover the distinct claims; default: the loop runs all N)",
     )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="JSON",
+        help="keep the runs in this file instead of bench/results/scale_claims.json",
+    )
     args = parser.parse_args()
     n = args.claims or (QUICK_CLAIMS if args.quick else 20_000)
     distinct = args.distinct or (QUICK_DISTINCT if args.quick else None)
@@ -307,7 +313,7 @@ def main() -> None:
         "verdicts_identical",
     ):
         print(f"  {key:<24} {result[key]}")
-    previous = RESULTS / "scale_claims.json"
+    previous = args.results or RESULTS / "scale_claims.json"
     kept = runs_of_file(json.loads(previous.read_text())) if previous.exists() else []
     path = write_result(
         "scale_claims",
@@ -317,8 +323,9 @@ def main() -> None:
             "loop": f"{args.jobs} processes (as -j), each loading the encoder once",
             "runs": merge_runs(kept, [result]),
         },
+        args.results,
     )
-    print(f"  written (runs kept per variant and n): {path.relative_to(ROOT)}")
+    print(f"  written (runs kept per variant and n): {path}")
     shutil.rmtree(wd / "results" / "verdicts", ignore_errors=True)
     shutil.rmtree(wd / "loop_out", ignore_errors=True)
     if bad:

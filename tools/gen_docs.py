@@ -185,8 +185,8 @@ BENCHMARKS = {
     "scale": (
         "`python bench/scale.py [--quick] [--upstream-patch] [--sizes N ...]`: paper scale, N "
         "no-op invocations in one run (sticky with `--scheduler incremental`, with greedy, and "
-        "local threads); runs are kept per (variant, n), newest first, and the goals "
-        "recomputed over all of them. See [Scale](scale.md)."
+        "local threads); runs are kept per (variant, n), the newest of each, and the "
+        "goals recomputed over all of them. See [Scale](scale.md)."
     ),
     "scale_claims": (
         "`python bench/scale_claims.py [--quick] [--claims N]`: claim verification at paper "

@@ -175,7 +175,9 @@ class ScriptSources:
     smart_open, several times) again. A script path with ``{`` depends on the job's
     wildcards or params and is read per job, as before. ``searchpaths()``: what the
     preamble appends to ``sys.path`` (Snakemake's folder and the ``sys.path`` entries that
-    are folders), recomputed when ``sys.path`` changes.
+    are folders), recomputed when ``sys.path`` changes (which entries are folders is checked
+    then, not for every job: a ``sys.path`` entry of the Snakemake process that is created
+    as a folder mid-run is not passed on until ``sys.path`` changes again).
     """
 
     def __init__(self, workflow: Any) -> None:
