@@ -15,8 +15,12 @@ import json
 import statistics
 import threading
 import time
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -68,6 +72,15 @@ class MetricsLog:
             self._cursor = (count, f.tell())
         return out
 
+    def iter_records(self) -> Iterator[dict[str, Any]]:
+        """This log's records, one at a time from its file (after the run: a paper-scale
+        run has one per invocation, too many to hold at once)."""
+        with open(self.path, encoding="utf-8") as f:
+            f.seek(self._offset)
+            for line in f:
+                if line.strip():
+                    yield json.loads(line)
+
     def records(self, event: Optional[str] = None) -> list[dict[str, Any]]:
         with self._lock, open(self.path, encoding="utf-8") as f:
             f.seek(self._offset)
@@ -81,31 +94,71 @@ class MetricsLog:
                 self._file = None
 
 
-def summarize(records: list[dict[str, Any]]) -> Optional[str]:
+@dataclass
+class RunTotals:
+    """What the end-of-run lines say, gathered in one pass over the records: a paper-scale
+    run has one record per invocation (150,000 dicts would be over 100 MiB at the very end
+    of the run, the main process's peak); this keeps counts, the builds and one float per
+    invocation (its latency)."""
+
+    invocations: int = 0
+    failed: int = 0
+    invocation_workers: set[str] = field(default_factory=set)
+    latencies: array = field(default_factory=lambda: array("d"))
+    per_build: Counter[tuple[str, str]] = field(default_factory=Counter)
+    builds: list[dict[str, Any]] = field(default_factory=list)
+    failed_builds: int = 0
+    started_workers: set[str] = field(default_factory=set)
+    lost: int = 0
+    requeued: int = 0
+
+    @classmethod
+    def of(cls, records: Union["RunTotals", Iterable[dict[str, Any]]]) -> "RunTotals":
+        if isinstance(records, RunTotals):
+            return records
+        totals = cls()
+        for r in records:
+            event = r.get("event")
+            if event == "invocation":
+                totals.invocations += 1
+                totals.failed += not r.get("ok")
+                if "worker" in r:
+                    totals.invocation_workers.add(r["worker"])
+                    totals.per_build[(r["worker"], r.get("template", ""))] += 1
+                if "latency_s" in r:
+                    totals.latencies.append(float(r["latency_s"]))
+            elif event == "state_built":
+                totals.builds.append(r)
+            elif event == "state_failed":
+                totals.failed_builds += 1
+            elif event == "worker_started" and "worker" in r:
+                totals.started_workers.add(r["worker"])
+            elif event == "worker_lost":
+                totals.lost += 1
+            elif event == "requeued":
+                totals.requeued += 1
+        return totals
+
+
+def summarize(records: Union[RunTotals, Iterable[dict[str, Any]]]) -> Optional[str]:
     """A few lines for the end of a run; None if no invocation ran."""
-    invocations = [r for r in records if r["event"] == "invocation"]
-    if not invocations:
+    totals = RunTotals.of(records)
+    if not totals.invocations:
         return None
-    builds = [r for r in records if r["event"] == "state_built"]
-    workers = {r["worker"] for r in invocations}
-    latencies = sorted(r["latency_s"] for r in invocations)
-    failed = sum(1 for r in invocations if not r["ok"])
-    lost = sum(1 for r in records if r["event"] == "worker_lost")
-    requeued = sum(1 for r in records if r["event"] == "requeued")
+    latencies = sorted(totals.latencies)
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
     lines = [
-        f"sticky: {len(invocations)} invocations ({failed} failed) on {len(workers)} worker(s); "
+        f"sticky: {totals.invocations} invocations ({totals.failed} failed) on "
+        f"{len(totals.invocation_workers)} worker(s); "
         f"latency median {statistics.median(latencies) * 1000:.1f} ms, "
         f"p95 {p95 * 1000:.1f} ms",
     ]
-    for b in builds:
-        count = sum(
-            1 for r in invocations if r["worker"] == b["worker"] and r["template"] == b["template"]
-        )
+    for b in totals.builds:
+        count = totals.per_build[(b["worker"], b["template"])]
         lines.append(
             f"  worker {b['worker']}: built {b['template']!r} in {b['seconds']:.2f} s, "
             f"then ran {count} invocation(s) of it"
         )
-    if lost or requeued:
-        lines.append(f"  {lost} worker(s) lost, {requeued} invocation(s) requeued")
+    if totals.lost or totals.requeued:
+        lines.append(f"  {totals.lost} worker(s) lost, {totals.requeued} invocation(s) requeued")
     return "\n".join(lines)

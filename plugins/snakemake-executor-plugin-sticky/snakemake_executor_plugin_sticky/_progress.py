@@ -13,9 +13,9 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
-from ._metrics import MetricsLog
+from ._metrics import MetricsLog, RunTotals
 
 STARTING = "starting"
 BUILDING = "building"
@@ -136,22 +136,19 @@ def start_line(
 
 
 def end_line(
-    records: list[dict[str, Any]],
+    records: Union[RunTotals, Iterable[dict[str, Any]]],
     *,
     restored: Optional[int] = None,
     stored: Optional[int] = None,
 ) -> str:
     """The run in one line: invocations (failed), workers, template builds and their time,
     invocations that found their template warm, checkpoint restores and stores."""
-    invocations = [r for r in records if r.get("event") == "invocation"]
-    builds = [r for r in records if r.get("event") == "state_built"]
-    failed_builds = sum(1 for r in records if r.get("event") == "state_failed")
-    workers = {r["worker"] for r in records if r.get("event") == "worker_started"}
-    failed = sum(1 for r in invocations if not r.get("ok"))
-    warm = max(0, len(invocations) - len(builds) - failed_builds)
+    totals = RunTotals.of(records)
+    builds, failed_builds = totals.builds, totals.failed_builds
+    warm = max(0, totals.invocations - len(builds) - failed_builds)
     line = (
-        f"sticky: run summary: {len(invocations)} invocation(s) ({failed} failed) on "
-        f"{len(workers)} worker(s), {warm} on a warm template"
+        f"sticky: run summary: {totals.invocations} invocation(s) ({totals.failed} failed) on "
+        f"{len(totals.started_workers)} worker(s), {warm} on a warm template"
     )
     if builds:
         seconds = [float(b.get("seconds", 0.0)) for b in builds]

@@ -24,7 +24,7 @@ from stickyinvoc._templates import TemplateError, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._hybrid import start_slurm_executor
-from ._metrics import MetricsLog, summarize
+from ._metrics import MetricsLog, RunTotals, summarize
 from ._mode import hybrid
 from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
@@ -170,14 +170,15 @@ class Executor(RealExecutor):
             self._slurm.shutdown()
         if self._progress is not None:
             self._progress.stop()
-        records: list[dict[str, Any]] = []
+        totals = RunTotals()
         if self._manager is not None:
             self._manager.shutdown()
-            # Read back once (one record per invocation: 150,000 at paper scale).
-            records = self._manager.metrics.records()
-            self._print_summary(records)
+            # One pass over the file (one record per invocation: 150,000 at paper scale),
+            # keeping totals, not the records.
+            totals = RunTotals.of(self._manager.metrics.iter_records())
+            self._print_summary(totals)
         self._close_checkpoints()
-        self._print_end_line(records)
+        self._print_end_line(totals)
 
     def cancel(self) -> None:
         if self._local is not None:
@@ -485,20 +486,20 @@ class Executor(RealExecutor):
             )
         )
 
-    def _print_end_line(self, records: list[dict[str, Any]]) -> None:
+    def _print_end_line(self, totals: RunTotals) -> None:
         """The run in one line, last, where the per-job output has not scrolled it away."""
         ckpt = self._ckpt
         self.logger.info(
             end_line(
-                records,
+                totals,
                 restored=ckpt.restored if ckpt is not None else None,
                 stored=ckpt.stored if ckpt is not None else None,
             )
         )
 
-    def _print_summary(self, records: list[dict[str, Any]]) -> None:
+    def _print_summary(self, totals: RunTotals) -> None:
         assert self._manager is not None
-        summary = summarize(records)
+        summary = summarize(totals)
         if summary:
             self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
 

@@ -2,7 +2,8 @@
 
 import json
 
-from snakemake_executor_plugin_sticky._metrics import MetricsLog, read_records, summarize
+from snakemake_executor_plugin_sticky._metrics import MetricsLog, RunTotals, read_records, summarize
+from snakemake_executor_plugin_sticky._progress import end_line
 
 
 def test_records_are_jsonl_with_event_and_time(tmp_path):
@@ -77,3 +78,25 @@ def test_read_records_leaves_a_line_being_written_for_the_next_read(tmp_path):
     log.close()
     assert [r["event"] for r in records] == ["worker_started", "state_built"]
     assert records[0]["slurm_job"] == "42"
+
+
+def test_the_end_of_run_lines_stream_the_records_from_the_file(tmp_path):
+    """Why (issue 17): reading back one record per invocation at the end of a 150,000-job
+    run put every record in memory at once, at the main process's peak RSS. The totals are
+    gathered in one pass over an iterator; summarize and end_line give what they gave for the
+    list."""
+    log = MetricsLog(tmp_path / "metrics.jsonl")
+    log.write("worker_started", worker="w1", template="t")
+    log.write("state_built", worker="w1", template="t", seconds=2.0)
+    for i in range(300):
+        log.write("invocation", worker="w1", template="t", ok=i % 100 != 0, latency_s=i / 1000)
+    log.write("worker_lost", worker="w1")
+    log.close()
+    records = log.iter_records()
+    assert not isinstance(records, list)
+    totals = RunTotals.of(records)
+    assert next(records, None) is None  # consumed once, in one pass
+    assert summarize(totals) == summarize(log.records())
+    assert "300 invocations (3 failed) on 1 worker(s)" in summarize(totals)
+    assert end_line(totals) == end_line(log.records())
+    assert totals.latencies.itemsize == 8  # one float per invocation, not its record
