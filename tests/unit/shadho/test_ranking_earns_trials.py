@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import snakemake_shadho as shadho
 from snakemake_shadho._cli import main
+from tests.conftest import examples
 
 SPACE = {
     "m": {
@@ -70,7 +71,7 @@ def _search(spec, duration, rounds):
     return proposed, history
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(
     factors=st.dictionaries(
         st.sampled_from(["lin", "rbf", "poly", "sig", "cnn"]), st.floats(0.01, 100.0), min_size=1
@@ -129,7 +130,7 @@ def test_24_trials_force_5_not_15_into_exploration():
     assert len({t["subspace"] for t in plan["trials"]}) == 5
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     good=st.lists(st.floats(0.01, 0.05), min_size=5, max_size=30),
     bad=st.floats(0.5, 1.0),

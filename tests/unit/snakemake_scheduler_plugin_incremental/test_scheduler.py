@@ -11,6 +11,7 @@ from snakemake.scheduling.greedy import SchedulerSettings as GreedySettings
 from snakemake_interface_scheduler_plugins.tests import TestSchedulerBase
 
 from snakemake_scheduler_plugin_incremental import Scheduler, SchedulerSettings
+from tests.conftest import examples
 
 LOG = logging.getLogger("test")
 
@@ -79,7 +80,7 @@ shape_st = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     shapes=st.lists(shape_st, min_size=1, max_size=25),
     rounds=st.lists(
