@@ -61,11 +61,17 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile(hypothesis_profile_named(os.environ))
 
 
-def examples(full: int) -> int:
-    """The example count to run, under the loaded profile, of a property test whose full count
-    is ``full``: ``full`` under the full profile, a tenth (at least MIN_EXAMPLES) under unit."""
-    scaled = math.ceil(full * settings.default.max_examples / FULL_EXAMPLES)
+def scaled_examples(full: int, profile_examples: int) -> int:
+    """The example count of a property test whose full count is ``full`` under a profile of
+    ``profile_examples``: ``full`` at FULL_EXAMPLES, a tenth of it (at least MIN_EXAMPLES, or
+    ``full`` when smaller) at a tenth of FULL_EXAMPLES."""
+    scaled = math.ceil(full * profile_examples / FULL_EXAMPLES)
     return max(min(full, MIN_EXAMPLES), scaled)
+
+
+def examples(full: int) -> int:
+    """``full`` scaled to the loaded profile (see scaled_examples)."""
+    return scaled_examples(full, settings.default.max_examples)
 
 
 def slurm_cluster_answers() -> bool:

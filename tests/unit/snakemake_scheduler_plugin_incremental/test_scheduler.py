@@ -135,8 +135,8 @@ def test_priority_then_temp_input_then_input_size_as_greedy():
 def test_a_round_reads_only_the_new_jobs():
     """Why (issue 17): greedy re-weights every ready job in every round (O(n) per round,
     O(n^2) per run); here each job's resources are read once, when it becomes ready."""
-    jobs = {FakeJob(f"j{i}", 0, {"_cores": 1, "_job_count": 1}) for i in range(1000)}
-    rounds = 100
+    jobs = {FakeJob(f"j{i}", 0, {"_cores": 1, "_job_count": 1}) for i in range(200)}
+    rounds = 40  # greedy: at least 40 x 120 = 4800 reads, 24 times the 200 here
 
     def run(scheduler: Any) -> int:
         ready = set(jobs)
