@@ -31,15 +31,17 @@ PLUGINS_PATH = os.pathsep.join(PLUGIN_ROOTS)
 # and the loaded profile scales it by the profile's max_examples over FULL_EXAMPLES (hypothesis'
 # own default): "full" runs the declared counts (bench/property_counts.py runs the unit tier so);
 # "unit", the default, a tenth of them, at least MIN_EXAMPLES (or the declared count when that
-# is smaller), so that the unit tier stays fast. Each run draws new examples (no derandomize),
-# so the runs of CI add up. HYPOTHESIS_PROFILE=full, or pytest's --hypothesis-profile full,
-# selects the full counts; tests/unit/test_gates.py refuses a unit test's literal max_examples.
+# is smaller), so that the unit tier stays fast. Each run draws new examples (no derandomize,
+# in CI too, where hypothesis would otherwise load its derandomized "ci" profile), so the runs
+# add up; a failure prints the @reproduce_failure line that replays it (print_blob).
+# HYPOTHESIS_PROFILE=full, or pytest's --hypothesis-profile full, selects the full counts;
+# tests/unit/test_gates.py refuses a unit test's literal max_examples.
 FULL_EXAMPLES = 100
 MIN_EXAMPLES = 3
 HYPOTHESIS_PROFILES = {"unit": 10, "full": FULL_EXAMPLES}
 DEFAULT_PROFILE = "unit"
 for _name, _count in HYPOTHESIS_PROFILES.items():
-    settings.register_profile(_name, max_examples=_count, deadline=None)
+    settings.register_profile(_name, max_examples=_count, deadline=None, print_blob=True)
 
 
 def hypothesis_profile_named(environ: Mapping[str, str]) -> str:

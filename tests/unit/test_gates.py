@@ -207,7 +207,9 @@ def test_the_unit_profile_is_loaded_unless_another_is_asked_for(request):
     assert hypothesis_profile_named({}) == "unit"
     assert hypothesis_profile_named({"HYPOTHESIS_PROFILE": ""}) == "unit"
     assert hypothesis_profile_named({"HYPOTHESIS_PROFILE": "full"}) == "full"
-    assert settings.default.deadline is None
+    # Not hypothesis' own "ci" profile (derandomized: the same few examples on every run).
+    assert settings.default.deadline is None and settings.default.derandomize is False
+    assert settings.default.print_blob is True
 
 
 def test_a_profile_that_does_not_exist_is_one_line_naming_the_choices():
