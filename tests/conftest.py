@@ -41,7 +41,15 @@ MIN_EXAMPLES = 3
 HYPOTHESIS_PROFILES = {"unit": 10, "full": FULL_EXAMPLES}
 DEFAULT_PROFILE = "unit"
 for _name, _count in HYPOTHESIS_PROFILES.items():
-    settings.register_profile(_name, max_examples=_count, deadline=None, print_blob=True)
+    # Parent: hypothesis' "default" profile, not whichever is loaded (in CI, "ci").
+    settings.register_profile(
+        _name,
+        settings.get_profile("default"),
+        max_examples=_count,
+        deadline=None,
+        derandomize=False,
+        print_blob=True,
+    )
 
 
 def hypothesis_profile_named(environ: Mapping[str, str]) -> str:
