@@ -2,6 +2,7 @@
 asynchronous execution, overheads, Optuna's view of the space, bootstrap intervals and the
 non-inferiority test. Pure: simulated clusters, synthetic or tiny pools, no processes."""
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -33,14 +34,24 @@ def _spec(options, fast=2, slow=6, speed=4.0):
     )
 
 
+@functools.cache
+def _drawn(name):
+    """The 25 configurations of sub-space ``name`` that _pool evaluates (hyperopt's random
+    draws, seed 7): the same in every test (every spec has the config's sub-spaces), drawn
+    once per session; callers get copies."""
+    sub = _spec(_options()).subspaces[name]
+    drawn = shadho.SubspaceOptimizer(sub.space, n_startup_jobs=10**6).ask(25, 7)
+    return tuple(tuple(s.vals.items()) for s in drawn)
+
+
 def _pool(spec):
     """Costs vary 10x within and across sub-spaces (the CNN costs most); losses vary."""
     entries = {}
-    for k, (name, sub) in enumerate(spec.subspaces.items()):
+    for k, name in enumerate(spec.subspaces):
         rows = []
-        for i, s in enumerate(shadho.SubspaceOptimizer(sub.space, n_startup_jobs=10**6).ask(25, 7)):
+        for i, vals in enumerate(_drawn(name)):
             cost = (0.2 + (i % 5)) * (4.0 if name == "cnn" else 1.0 + k / 4)
-            rows.append({"vals": s.vals, "loss": 0.02 + ((i * 7 + k) % 11) / 100, "cost": cost})
+            rows.append({"vals": dict(vals), "loss": 0.02 + ((i * 7 + k) % 11) / 100, "cost": cost})
         entries[name] = rows
     return sim.EvaluatedPool(entries, {n: s.space for n, s in spec.subspaces.items()})
 
