@@ -65,12 +65,32 @@ def hypothesis_statistics(output: str) -> tuple[dict[str, int], dict[str, int]]:
     return ran, stopped
 
 
-def run_tier(args: list[str], profile: str, statistics: bool = False) -> TierRun:
+def bytecode_env(cache: "Path | None") -> dict[str, str]:
+    """The environment of a run whose bytecode (Python's, and pytest's rewritten test
+    modules) is cached under ``cache``, as on a developer's machine after a first run; with
+    ``cache`` None, one that caches nothing and compiles every module of this checkout and
+    every assertion-rewritten module again (PYTHONDONTWRITEBYTECODE=1)."""
+    env = dict(os.environ)
+    if cache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def run_tier(
+    args: list[str],
+    profile: str,
+    statistics: bool = False,
+    env: "dict[str, str] | None" = None,
+) -> TierRun:
     """``python -m pytest -q ARGS`` from the checkout's root under HYPOTHESIS_PROFILE=profile."""
     cmd = [sys.executable, "-m", "pytest", "-q", *args]
     if statistics:
         cmd.append("--hypothesis-show-statistics")
-    env = {**os.environ, "HYPOTHESIS_PROFILE": profile}
+    env = {**(os.environ if env is None else env), "HYPOTHESIS_PROFILE": profile}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)

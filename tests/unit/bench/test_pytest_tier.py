@@ -66,3 +66,16 @@ def test_a_run_is_ok_only_when_it_passed_something_and_exited_zero():
     assert run.ok
     assert not tier.TierRun("unit", 1.0, 1.0, 1, {"passed": 3, "failed": 1}).ok
     assert not tier.TierRun("unit", 1.0, 1.0, 5, {}).ok  # nothing collected
+
+
+def test_a_cached_run_writes_bytecode_under_its_own_prefix_and_a_cold_one_writes_none(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    warm = tier.bytecode_env(tmp_path / "pyc")
+    assert "PYTHONDONTWRITEBYTECODE" not in warm
+    assert warm["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pyc")
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")
+    cold = tier.bytecode_env(None)
+    assert cold["PYTHONDONTWRITEBYTECODE"] == "1" and "PYTHONPYCACHEPREFIX" not in cold
