@@ -48,7 +48,8 @@ def snakemake(*args: str) -> list[str]:
     return [sys.executable, "-m", "snakemake", *args, "--nocolor", "--quiet", "rules"]
 
 
-def write_result(name: str, result: dict[str, Any]) -> Path:
+def write_result(name: str, result: dict[str, Any], path: Optional[Path] = None) -> Path:
+    """Write ``bench/results/NAME.json`` (or ``path``) with the date and the machine."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     result = {
         "benchmark": name,
@@ -60,7 +61,7 @@ def write_result(name: str, result: dict[str, Any]) -> Path:
         },
         **result,
     }
-    path = RESULTS / f"{name}.json"
+    path = path or RESULTS / f"{name}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
     return path
 

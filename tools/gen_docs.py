@@ -182,6 +182,17 @@ BENCHMARKS = {
         "`python bench/distea_tracer.py [--quick]`: the tracer's CPU overhead per mode on two "
         "workloads."
     ),
+    "scale": (
+        "`python bench/scale.py [--quick] [--upstream-patch] [--sizes N ...]`: paper scale, N "
+        "no-op invocations in one run (sticky with `--scheduler incremental`, with greedy, and "
+        "local threads); runs are kept per (variant, n), newest first, and the goals "
+        "recomputed over all of them. See [Scale](scale.md)."
+    ),
+    "scale_claims": (
+        "`python bench/scale_claims.py [--quick] [--claims N]`: claim verification at paper "
+        "scale, one sticky invocation per claim on the real model, against the limit loop. "
+        "See [Scale](scale.md)."
+    ),
     "shadho": (
         "`python bench/shadho.py [--quick] [--slurm]`: SHADHO against an asynchronous "
         "hardware-agnostic scheduler, the barrier baseline, plain hyperopt TPE and Optuna's TPE, "

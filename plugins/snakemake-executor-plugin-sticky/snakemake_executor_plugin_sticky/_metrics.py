@@ -1,7 +1,8 @@
 """Machine-readable metrics of a sticky run, and the summary printed at its end.
 
 One JSON object per line in ``.snakemake/sticky/<run-id>/metrics.jsonl``; every record has
-``event`` and ``t`` (seconds since the run's manager started). Events: ``worker_started``,
+``event`` and ``t`` (seconds since the run's manager started). Events: ``worker_started``
+(``handle``; ``pid`` of a local worker, ``slurm_job`` of a pilot),
 ``worker_connected``, ``state_built`` (``seconds``: the template's build time on that worker),
 ``state_failed``, ``state_building`` (a worker was sent an invocation whose template it must
 build first), ``invocation`` (``queued_s``, ``exec_s``, ``latency_s`` from submission to
@@ -16,6 +17,13 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Every complete record of a metrics file, also while its run still writes it (a line
+    not yet ended is left for the next read)."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
 
 
 class MetricsLog:

@@ -23,11 +23,17 @@ make room.
 
 A worker that dies takes nothing with it: its invocation goes back to the front of the queue
 (``Requeue``; it does not count as a failed attempt) until it has been requeued
-``max_requeues`` times. Unless the job's own code ended the worker's process (``os._exit``, a
-signal it sent itself, a crash in C code): then the invocation ends once, as a fresh run would
-(``FailInvocation``, or ``FinishInvocation`` for status 0), and is not requeued. Idle workers
-stop after ``idle_timeout`` seconds. A cancelled run (Ctrl-C) drops every invocation and
-kills busy workers at once: nothing is "lost" or requeued.
+``max_requeues`` times. A worker that dies while it builds the invocation's template (before
+``state_built``: a pilot preempted while loading its model) is not the invocation's fault: the
+invocation is requeued without using up its budget, and the loss counts against the template in
+that worker class instead, as a worker that fails to start does: ``max_start_failures`` such
+losses in a row (no build of the template in that class succeeding in between) fail the
+template, as a build error does. Unless the job's
+own code ended the worker's process (``os._exit``, a signal it sent itself, a crash in C code):
+then the invocation ends once, as a fresh run would (``FailInvocation``, or
+``FinishInvocation`` for status 0), and is not requeued. Idle workers stop after
+``idle_timeout`` seconds. A cancelled run (Ctrl-C) drops every invocation and kills busy
+workers at once: nothing is "lost" or requeued.
 """
 
 import itertools
@@ -146,6 +152,8 @@ class StickyScheduler:
         self.failed_templates: dict[str, str] = {}
         self.failed_classes: dict[str, str] = {}
         self._start_failures: Counter[str] = Counter()
+        # (class, template) -> workers lost in a row while building the template
+        self._build_losses: Counter[tuple[str, str]] = Counter()
         self._ids = itertools.count(1)
 
     # ---- events -------------------------------------------------------------------------
@@ -176,6 +184,7 @@ class StickyScheduler:
         slot = self.workers.get(worker_id)
         if slot is not None:
             slot.templates.add(template)
+            self._build_losses.pop((slot.cls, template), None)
 
     def invocation_done(self, worker_id: str, invocation_id: int, now: float) -> list[Instruction]:
         """The worker reported an outcome (success or failure) for its invocation."""
@@ -218,6 +227,10 @@ class StickyScheduler:
                 out.append(FinishInvocation(slot.current))
             else:
                 out.append(FailInvocation(slot.current, reason))
+        elif slot.current is not None and self.invocations[slot.current].template not in (
+            slot.templates
+        ):
+            out += self._lost_while_building(slot, worker_id, now, reason)
         elif slot.current is not None:
             inv = self.invocations[slot.current]
             inv.requeues += 1
@@ -268,6 +281,33 @@ class StickyScheduler:
         return out
 
     # ---- policy ---------------------------------------------------------------------------
+
+    def _lost_while_building(
+        self, slot: WorkerSlot, worker_id: str, now: float, reason: str
+    ) -> list[Instruction]:
+        """``slot`` died building the template of its invocation: requeue the invocation
+        (free of charge), count the loss against the template in the worker's class."""
+        assert slot.current is not None
+        inv = self.invocations[slot.current]
+        key = (slot.cls, inv.template)
+        self._build_losses[key] += 1
+        losses = self._build_losses[key]
+        out: list[Instruction] = [Requeue(inv.id, worker_id)]
+        inv.queued_at = now
+        self.queue.appendleft(inv.id)
+        if losses >= self.max_start_failures:
+            msg = (
+                f"sticky workers were lost {losses} times in a row while building template "
+                f"{inv.template!r} (last: {reason})"
+            )
+            del self._build_losses[key]
+            self.failed_templates[inv.template] = msg
+            doomed = [i for i in self.queue if self.invocations[i].template == inv.template]
+            for inv_id in doomed:
+                self.queue.remove(inv_id)
+                self.invocations.pop(inv_id)
+            out = [FailInvocation(i, msg) for i in doomed]
+        return out
 
     def _fail_queue(self, reason: str, cls: str) -> list[Instruction]:
         """Fail every waiting invocation of one worker class (the others may still run)."""

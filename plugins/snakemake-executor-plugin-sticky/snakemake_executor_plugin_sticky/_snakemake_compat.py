@@ -165,6 +165,48 @@ def new_source_cache(workflow: Any) -> Any:
     return source_cache(workflow.sourcecache.cache_path, workflow.sourcecache.runtime_cache_path)
 
 
+class ScriptSources:
+    """What a ``script:`` job's preamble reads (``get_source``), once per script of a run.
+
+    Snakemake's source cache copies a script into the run's runtime cache the first time it
+    is read (the DAG build reads every job's) and serves that copy for the rest of the run:
+    every later read of the same script returns the same bytes. So the answer for a rule's
+    script is kept, and each sticky job does not read it (and parse its path with
+    smart_open, several times) again. A script path with ``{`` depends on the job's
+    wildcards or params and is read per job, as before. ``searchpaths()``: what the
+    preamble appends to ``sys.path`` (Snakemake's folder and the ``sys.path`` entries that
+    are folders), recomputed when ``sys.path`` changes.
+    """
+
+    def __init__(self, workflow: Any) -> None:
+        self.workflow = workflow
+        self._cache: Any = None
+        self._sources: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self._searchpaths: tuple[tuple[str, ...], list[str]] = ((), [])
+
+    def get(self, rule: Any, script: str, wildcards: Any, params: Any) -> tuple[Any, ...]:
+        """``get_source``'s answer for a job of ``rule``: (source file, source, language,
+        is_local, cache path)."""
+        key = (rule.name, script)
+        found = self._sources.get(key)
+        if found is not None:
+            return found
+        if self._cache is None:
+            self._cache = new_source_cache(self.workflow)
+        answer = tuple(
+            __getattr__("get_source")(script, self._cache, rule.basedir, wildcards, params)
+        )
+        if "{" not in script:
+            self._sources[key] = answer
+        return answer
+
+    def searchpaths(self) -> list[str]:
+        path = tuple(sys.path)
+        if path != self._searchpaths[0]:
+            self._searchpaths = (path, list(__getattr__("get_snakemake_searchpaths")()))
+        return list(self._searchpaths[1])
+
+
 def default_resources(workflow: Any) -> Any:
     """Snakemake's default resources of this run (every rule's resources start from a copy)."""
     return workflow.resource_settings._parsed_default_resources

@@ -32,10 +32,10 @@ from ._slurm_checks import check_before_submit, pilot_classes
 from ._snakemake_compat import (
     CliException,
     LocalExecutor,
+    ScriptSources,
     check_snakemake,
     default_resources,
     needrun_jobs,
-    new_source_cache,
     prepare_job,
 )
 from .manager import Manager
@@ -78,6 +78,7 @@ class Executor(RealExecutor):
         if self.settings.backend == "slurm":
             self.pilot_limits = pilot_limits(self.settings)
             self._check_pilot_limits(self.pilot_limits)
+        self._sources = ScriptSources(self.workflow)
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
         self._jobs: dict[int, SubmittedJobInfo] = {}
@@ -169,11 +170,14 @@ class Executor(RealExecutor):
             self._slurm.shutdown()
         if self._progress is not None:
             self._progress.stop()
+        records: list[dict[str, Any]] = []
         if self._manager is not None:
             self._manager.shutdown()
-            self._print_summary()
+            # Read back once (one record per invocation: 150,000 at paper scale).
+            records = self._manager.metrics.records()
+            self._print_summary(records)
         self._close_checkpoints()
-        self._print_end_line()
+        self._print_end_line(records)
 
     def cancel(self) -> None:
         if self._local is not None:
@@ -347,16 +351,15 @@ class Executor(RealExecutor):
             )
 
     def _invoke(self, job: JobExecutorInterface, template: str) -> Invoke:
-        from ._snakemake_compat import Snakemake, get_snakemake_searchpaths, get_source
+        from ._snakemake_compat import Snakemake
 
         self._check_rule(job.rule, template)
         self._check_partition(job.rule, template, job.resources)
-        sourcecache = new_source_cache(self.workflow)
         script = job.rule.script
         if isinstance(script, os.PathLike):  # script: Path("scripts/x.py"), as Snakemake allows
             script = os.fspath(script)
-        path, source, language, is_local, cache_path = get_source(
-            script, sourcecache, job.rule.basedir, job.wildcards, job.params
+        path, source, language, is_local, cache_path = self._sources.get(
+            job.rule, script, job.wildcards, job.params
         )
         if language != "python":
             raise WorkflowError(
@@ -382,7 +385,7 @@ class Executor(RealExecutor):
         )
         repeats = (job.benchmark_repeats or 1) if job.benchmark is not None else 1
         # What the script: preamble appends to sys.path, computed here as Snakemake does.
-        searchpaths = list(get_snakemake_searchpaths())
+        searchpaths = self._sources.searchpaths()
         if cache_path and os.path.dirname(cache_path):
             searchpaths.append(os.path.dirname(cache_path))
         if is_local:
@@ -482,9 +485,8 @@ class Executor(RealExecutor):
             )
         )
 
-    def _print_end_line(self) -> None:
+    def _print_end_line(self, records: list[dict[str, Any]]) -> None:
         """The run in one line, last, where the per-job output has not scrolled it away."""
-        records = self._manager.metrics.records() if self._manager is not None else []
         ckpt = self._ckpt
         self.logger.info(
             end_line(
@@ -494,9 +496,9 @@ class Executor(RealExecutor):
             )
         )
 
-    def _print_summary(self) -> None:
+    def _print_summary(self, records: list[dict[str, Any]]) -> None:
         assert self._manager is not None
-        summary = summarize(self._manager.metrics.records())
+        summary = summarize(records)
         if summary:
             self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
 

@@ -605,6 +605,7 @@ class Manager:
             template=template,
             handle=worker.handle.description,
             pid=getattr(getattr(worker.handle, "process", None), "pid", None),
+            slurm_job=getattr(worker.handle, "job_id", None),
         )
         log.info("sticky: started worker %s (%s)", worker_id, worker.handle.description)
 

@@ -119,7 +119,9 @@ class ExecutorSettings(ExecutorSettingsBase):
         default=3,
         metadata={
             "help": "How often one invocation may be requeued after losing its worker before "
-            "it fails (default 3). Requeues do not consume --retries.",
+            "it fails (default 3). Requeues do not consume --retries. A worker lost while "
+            "building the invocation's template does not count; 3 such losses in a row "
+            "fail the template.",
             "env_var": False,
             "required": False,
         },

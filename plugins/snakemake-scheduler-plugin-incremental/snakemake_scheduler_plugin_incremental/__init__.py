@@ -4,7 +4,7 @@ The thin plugin entry: Snakemake finds ``Scheduler`` and ``SchedulerSettings`` h
 queues live in ``_queues`` (a pure core with unit tests).
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -37,6 +37,13 @@ class Scheduler(SchedulerBase):
     left the ready set without being selected here (another scheduler's pick after a
     fallback, a DAG update) are forgotten the same way. Whatever is not plain integers goes
     back to Snakemake's greedy scheduler (``None``), as the plugin interface provides.
+
+    With the patch proposed upstream (upstream/snakemake), Snakemake also says which jobs
+    became ready since the last round (:meth:`jobs_became_ready`). Those are queued, and the
+    set difference over every ready job is needed only when the queues and the ready set
+    differ in size: every job enters the ready set through that report, so after queueing
+    it, the ready jobs are a subset of the queued ones, and equal sizes mean equal sets.
+    That makes a round O(new jobs + k log n) instead of O(ready jobs).
     """
 
     def __post_init__(self) -> None:
@@ -45,6 +52,17 @@ class Scheduler(SchedulerBase):
         self._input_sizes: Mapping[Any, Any] = {}
         self._queues = ReadyQueues(reward=self._reward, weights=_weights)
         self._dag_size: Optional[int] = _size(self.dag)
+        # Whether Snakemake reports new ready jobs, and what it reported since the last
+        # selection.
+        self._reporting = False
+        self._became_ready: set[Any] = set()
+
+    def jobs_became_ready(self, jobs: Iterable[Any]) -> None:
+        """Snakemake (patched, see the class) reports the jobs that became ready since the
+        last round, before every round. Reports add up until the next selection (a round
+        may end before it selects)."""
+        self._reporting = True
+        self._became_ready.update(jobs)
 
     def dag_updated(self) -> None:
         # Priorities may have changed: queue everything afresh on the next round.
@@ -72,6 +90,28 @@ class Scheduler(SchedulerBase):
             if isinstance(selectable_jobs, (set, frozenset))
             else set(selectable_jobs)
         )
+        reported, self._became_ready = self._became_ready, set()
+        try:
+            if self._reporting and len(queues):
+                # Only what is new (see the class): the reported jobs still ready and not
+                # queued. One membership test each: no set operation with the queues' keys
+                # (``set - dict_keys`` walks all of the keys, 150,000 per round).
+                known = queues.known()
+                for job in reported:
+                    if job in ready and job not in known:
+                        queues.add(job)
+            if not self._reporting or len(queues) != len(ready):
+                self._sync(ready)
+            return queues.select(available_resources)
+        except (UnsupportedResources, KeyError, TypeError) as e:
+            self.logger.debug(f"scheduler incremental: falling back to greedy ({e})")
+            queues.reset(names)
+            return None
+
+    def _sync(self, ready: Any) -> None:
+        """Make the queues hold exactly the ready jobs: one set difference each way, O(ready
+        jobs) (every round without reports; with them, after a reset or a DAG update)."""
+        queues = self._queues
         known = queues.known()
         new = ready - known
         if len(ready) - len(new) != len(queues):
@@ -79,14 +119,8 @@ class Scheduler(SchedulerBase):
             # DAG update): forget them.
             for job in known - ready:
                 queues.discard(job)
-        try:
-            for job in new:
-                queues.add(job)
-            return queues.select(available_resources)
-        except (UnsupportedResources, KeyError, TypeError) as e:
-            self.logger.debug(f"scheduler incremental: falling back to greedy ({e})")
-            queues.reset(names)
-            return None
+        for job in new:
+            queues.add(job)
 
     def _reward(self, job: Any) -> tuple[Any, ...]:
         """The greedy scheduler's reward (snakemake/scheduling/greedy.py, job_reward)."""

@@ -35,6 +35,29 @@ def test_sigkilled_worker_is_replaced_and_its_invocation_requeued(
     assert not alive(worker_pid)
 
 
+def test_a_worker_killed_while_building_its_template_costs_the_invocation_nothing(
+    workflow, start_snakemake, poll, monkeypatch, tmp_path
+):
+    """Why: a pilot preempted while it loaded its model was charged to the invocation it had
+    been sent, which failed once its requeues were used up without its code ever running.
+    With --sticky-max-requeues 0, the worker is SIGKILLed during its first template build:
+    the invocation is requeued free of charge and the run succeeds."""
+    wd = workflow("sticky_basic")
+    first_build = tmp_path / "first-build"
+    monkeypatch.setenv("TEST_TEMPLATE_SLOW_FIRST", str(first_build))
+    bg = start_snakemake(wd, "--sticky-max-requeues", "0", "--config", "count=1", cores=1)
+    pid = int(poll(lambda: first_build.exists() and first_build.read_text(), 120, "a build"))
+    assert bg.events("state_building") and not bg.events("state_built")
+    os.kill(pid, signal.SIGKILL)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert run.read("out/0.txt") == "0 0\n"
+    (lost,) = run.events("worker_lost")
+    assert [r["worker"] for r in run.events("requeued")] == [lost["worker"]]
+    (done,) = run.events("invocation")
+    assert done["ok"] and done["worker"] != lost["worker"]
+
+
 def test_ctrl_c_stops_every_worker(workflow, start_snakemake, poll, alive):
     """SIGINT to Snakemake while invocations run: it exits, and no worker process is left."""
     wd = workflow("sticky_basic")

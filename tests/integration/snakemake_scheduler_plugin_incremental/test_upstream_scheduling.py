@@ -1,6 +1,9 @@
 """Snakemake's own scheduling tests (copied into
 ``tests/integration/workflows/snakemake_upstream_scheduling``, see its README) with
-``--scheduler incremental``: Snakemake's expected results and the checks of its tests.py."""
+``--scheduler incremental``: Snakemake's expected results and the checks of its tests.py.
+Each runs twice: on the installed Snakemake, and on a copy carrying the patch proposed
+upstream (``upstream/snakemake``, applied by ``bench/_patched_snakemake.py``), where the
+scheduler learns each round's new ready jobs from Snakemake instead of the whole set."""
 
 import shutil
 import subprocess
@@ -8,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import WORKFLOWS, SnakemakeRun, snakemake_command
+from tests.conftest import REPO, WORKFLOWS, SnakemakeRun, snakemake_command
 
 pytestmark = pytest.mark.integration
 
@@ -27,13 +30,17 @@ CASES = {
 }
 
 
-def run_upstream(tmp_path: Path, name: str) -> SnakemakeRun:
+def run_upstream(tmp_path: Path, name: str, patched: bool = False) -> SnakemakeRun:
     cores, args = CASES[name]
     workdir = tmp_path / name
     shutil.copytree(UPSTREAM / name, workdir)
     cmd = snakemake_command(
         "--scheduler", "incremental", "--verbose", *args, executor="local", cores=cores
     )
+    if patched:  # python bench/_patched_snakemake.py RSS_FILE ARGS... (instead of -m snakemake)
+        assert cmd[1:3] == ["-m", "snakemake"]
+        patcher = REPO / "bench" / "_patched_snakemake.py"
+        cmd[1:3] = [str(patcher), str(tmp_path / "peak_rss_kib")]
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=240)
     return SnakemakeRun(workdir, proc.returncode, proc.stdout + proc.stderr)
 
@@ -59,9 +66,10 @@ def check_issue3913_threads(workdir: Path, limit: int = 8) -> int:
     return started
 
 
+@pytest.mark.parametrize("patched", [False, True], ids=["installed", "patched"])
 @pytest.mark.parametrize("name", list(CASES))
-def test_snakemake_scheduling_workflow_passes(tmp_path, name):
-    run = run_upstream(tmp_path, name)
+def test_snakemake_scheduling_workflow_passes(tmp_path, name, patched):
+    run = run_upstream(tmp_path, name, patched)
     assert run.returncode == 0, run.output[-4000:]
     assert FALLBACK not in run.output  # the plugin chose every round itself
     expected = UPSTREAM / name / "expected-results"

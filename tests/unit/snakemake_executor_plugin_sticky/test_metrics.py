@@ -2,7 +2,7 @@
 
 import json
 
-from snakemake_executor_plugin_sticky._metrics import MetricsLog, summarize
+from snakemake_executor_plugin_sticky._metrics import MetricsLog, read_records, summarize
 
 
 def test_records_are_jsonl_with_event_and_time(tmp_path):
@@ -63,3 +63,18 @@ def test_records_are_read_back_not_kept_in_memory(tmp_path):
     assert len(log.records()) == 2_000  # not the earlier log's record
     log.close()
     assert len(log.records("invocation")) == 2_000
+
+
+def test_read_records_leaves_a_line_being_written_for_the_next_read(tmp_path):
+    """Readers of a live run (the Slurm benchmark's pilot killer) see every complete record
+    and never a half-written one."""
+    path = tmp_path / "metrics.jsonl"
+    log = MetricsLog(path)
+    log.write("worker_started", worker="w1", slurm_job="42")
+    log.write("state_built", worker="w1", seconds=1.5)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write('{"event": "invocation", "t": 3')  # a writer mid-line
+    records = read_records(path)
+    log.close()
+    assert [r["event"] for r in records] == ["worker_started", "state_built"]
+    assert records[0]["slurm_job"] == "42"

@@ -75,6 +75,7 @@ def test_lost_worker_requeues_its_invocation_first_and_a_replacement_starts():
     s.submit(1, "a", 0.0)
     s.submit(2, "a", 0.0)
     connected(s, "w1")
+    s.state_built("w1", "a")  # the invocation's own code runs when the worker dies
     out = s.worker_lost("w1", 5.0, "killed")
     assert out == [Requeue(1, "w1"), StartWorker("w2")]
     assert connected(s, "w2", now=6.0) == [Dispatch("w2", 1)]  # requeued one goes first
@@ -85,10 +86,57 @@ def test_invocation_fails_after_too_many_lost_workers():
     s = StickyScheduler(max_workers=1, max_requeues=1)
     s.submit(1, "a", 0.0)
     connected(s, "w1")
+    s.state_built("w1", "a")
     assert s.worker_lost("w1", 1.0, "oom")[0] == Requeue(1, "w1")
     connected(s, "w2")
+    s.state_built("w2", "a")
     out = s.worker_lost("w2", 2.0, "oom")
     assert isinstance(out[0], FailInvocation) and "lost its sticky worker 2 times" in out[0].reason
+
+
+def test_a_worker_lost_while_building_does_not_use_up_the_invocations_requeues():
+    """Why: the Slurm benchmark's fault run scancelled pilots while they loaded MiniLM; each
+    loss was charged to the invocation the pilot had been sent, which failed after 4 such
+    pilots without its own code ever running."""
+    s = StickyScheduler(max_workers=1, max_requeues=0, max_start_failures=4)
+    s.submit(1, "a", 0.0)
+    for n in range(1, 4):  # three pilots preempted during the build
+        connected(s, f"w{n}", now=float(n))
+        assert s.worker_lost(f"w{n}", n + 0.5, "SIGTERM") == [
+            Requeue(1, f"w{n}"),
+            StartWorker(f"w{n + 1}"),
+        ]
+    assert s.invocations[1].requeues == 0
+    assert connected(s, "w4", now=5.0) == [Dispatch("w4", 1)]
+    s.state_built("w4", "a")
+    assert s.invocation_done("w4", 1, 6.0) == []
+
+
+def test_repeated_losses_while_building_fail_the_template_and_its_queue():
+    s = StickyScheduler(max_workers=1, max_requeues=5, max_start_failures=2)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "a", 0.0)
+    s.submit(3, "b", 0.0)
+    connected(s, "w1")
+    assert s.worker_lost("w1", 1.0, "segfault")[0] == Requeue(1, "w1")
+    connected(s, "w2")
+    out = s.worker_lost("w2", 2.0, "segfault")
+    msg = "sticky workers were lost 2 times in a row while building template 'a' (last: segfault)"
+    assert out[:2] == [FailInvocation(1, msg), FailInvocation(2, msg)]
+    assert list(s.queue) == [3]  # template b is unaffected
+    assert s.submit(4, "a", 3.0) == [FailInvocation(4, msg)]
+
+
+def test_a_successful_build_resets_the_count_of_losses_while_building():
+    s = StickyScheduler(max_workers=2, max_start_failures=2)
+    s.submit(1, "a", 0.0)
+    s.submit(2, "a", 0.0)
+    connected(s, "w1", "w2")
+    assert s.worker_lost("w1", 1.0, "preempted") == [Requeue(1, "w1"), StartWorker("w3")]
+    s.state_built("w2", "a")  # another worker of the class built it: the template is fine
+    assert connected(s, "w3", now=2.0) == [Dispatch("w3", 1)]  # w2 still runs invocation 2
+    assert s.worker_lost("w3", 3.0, "preempted")[0] == Requeue(1, "w3")  # loss 1, not 2
+    assert 1 in s.invocations and s.invocations[1].requeues == 0
 
 
 def test_failed_template_fails_later_invocations_on_arrival():

@@ -195,3 +195,101 @@ def test_a_dag_update_reweighs_the_ready_jobs():
     a._priority = 9  # a checkpoint's new jobs: Snakemake recomputes every priority
     dag.size = 5
     assert s.select_jobs({a, c}, [], {"_cores": 1}, {}) == [a]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    shapes=st.lists(shape_st, min_size=1, max_size=25),
+    rounds=st.lists(
+        st.tuples(
+            st.integers(0, 8),
+            st.integers(0, 6000),
+            st.integers(0, 6),
+            st.integers(0, 2),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+)
+def test_with_reports_of_new_jobs_it_still_selects_what_greedy_selects(shapes, rounds):
+    """The patched Snakemake (upstream/snakemake) reports the jobs that became ready
+    (jobs_became_ready); a round then works on those alone. Jobs also leave the ready set
+    without being selected (a DAG update, another scheduler's pick), and rounds pass with
+    nothing to select (reports add up): the choices stay greedy's."""
+    priorities = iter(range(10_000, 0, -7))
+    ready = {FakeJob(f"j{i}", next(priorities), r) for i, r in enumerate(shapes)}
+    mine, theirs = incremental(), greedy()
+    mine.jobs_became_ready(set(ready))
+    added = len(shapes)
+    for cores, mem, arriving, leaving, skip in rounds:
+        for job in sorted(ready, key=lambda j: j.name)[:leaving]:
+            ready.discard(job)
+        resources = free(cores, mem_mb=mem)
+        if skip:  # Snakemake skipped selecting this round (no cores): the report waits
+            arrivals = set()
+        else:
+            expected = theirs.select_jobs(set(ready), [], dict(resources), defaultdict(int))
+            got = mine.select_jobs(set(ready), [], dict(resources), defaultdict(int))
+            assert set(got) == set(expected)
+            ready -= set(got)
+            arrivals = set()
+        for i in range(arriving):  # dependents become ready
+            arrivals.add(FakeJob(f"n{added + i}", next(priorities), shapes[i % len(shapes)]))
+        added += arriving
+        ready |= arrivals
+        mine.jobs_became_ready(arrivals)
+
+
+class WatchedSet(set):
+    """A ready set that counts the walks over all of it (iteration, set difference)."""
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        WatchedSet.walks += 1
+        return super().__iter__()
+
+    def __sub__(self, other: Any) -> Any:
+        WatchedSet.walks += 1
+        return set.difference(self, other)
+
+
+class WatchedKeys:
+    """The queued jobs as the scheduler sees them (``known()``), counting walks over them."""
+
+    def __init__(self, live: dict) -> None:
+        self.live = live
+
+    def __contains__(self, job: Any) -> bool:
+        return job in self.live
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+    def __iter__(self) -> Any:
+        WatchedSet.walks += 1
+        return iter(self.live)
+
+
+def test_with_reports_a_round_does_not_walk_the_ready_set():
+    """Why (issue 17, 150,000 jobs): a round that takes the difference between all ready
+    jobs and the queued ones costs O(ready jobs): 100 ms per job at 150,000 (also
+    ``new - queued.keys()``, which walks every key)."""
+    jobs = {FakeJob(f"j{i}", i, {"_cores": 1, "_job_count": 1}) for i in range(1000)}
+    s = incremental()
+    s._queues.known = lambda: WatchedKeys(s._queues._live)  # type: ignore[method-assign]
+    s.jobs_became_ready(jobs)
+    ready = WatchedSet(jobs)
+    first = s.select_jobs(ready, [], free(2), defaultdict(int))  # the first round syncs
+    assert len(first) == 2
+    ready -= set(first)  # Snakemake runs them: they leave the ready set
+    WatchedSet.walks = 0
+    for n in range(50):
+        got = s.select_jobs(ready, [], free(2), defaultdict(int))
+        assert len(got) == 2
+        ready -= set(got)
+        new = {FakeJob(f"n{n}", -1, {"_cores": 1, "_job_count": 1})}
+        ready |= new
+        s.jobs_became_ready(new)
+    assert WatchedSet.walks == 0
