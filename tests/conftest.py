@@ -2,19 +2,21 @@
 
 import importlib.util
 import json
+import math
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 WORKFLOWS = Path(__file__).parent / "integration" / "workflows"
 REPO = Path(__file__).resolve().parents[1]
@@ -22,6 +24,64 @@ REPO = Path(__file__).resolve().parents[1]
 # the PYTHONPATH of child processes that must import this checkout's code.
 PLUGIN_ROOTS = [str(p.parent) for p in sorted((REPO / "plugins").glob("*/pyproject.toml"))]
 PLUGINS_PATH = os.pathsep.join(PLUGIN_ROOTS)
+
+
+# Hypothesis profiles. A property test declares its full example count through examples(),
+#     @settings(max_examples=examples(300), deadline=None)
+# and the loaded profile scales it by the profile's max_examples over FULL_EXAMPLES (hypothesis'
+# own default): "full" runs the declared counts (bench/property_counts.py runs the unit tier so);
+# "unit", the default, a tenth of them, at least MIN_EXAMPLES (or the declared count when that
+# is smaller), so that the unit tier stays fast. Each run draws new examples (no derandomize,
+# in CI too, where hypothesis would otherwise load its derandomized "ci" profile), so the runs
+# add up; a failure prints the @reproduce_failure line that replays it (print_blob).
+# HYPOTHESIS_PROFILE=full, or pytest's --hypothesis-profile full, selects the full counts;
+# tests/unit/test_gates.py refuses a unit test's literal max_examples.
+FULL_EXAMPLES = 100
+MIN_EXAMPLES = 3
+HYPOTHESIS_PROFILES = {"unit": 10, "full": FULL_EXAMPLES}
+DEFAULT_PROFILE = "unit"
+for _name, _count in HYPOTHESIS_PROFILES.items():
+    # Parent: hypothesis' "default" profile, not whichever is loaded (in CI, "ci").
+    settings.register_profile(
+        _name,
+        settings.get_profile("default"),
+        max_examples=_count,
+        deadline=None,
+        derandomize=False,
+        print_blob=True,
+    )
+
+
+def hypothesis_profile_named(environ: Mapping[str, str]) -> str:
+    """The profile that HYPOTHESIS_PROFILE names (unit when unset); a usage error naming the
+    choices for any other name."""
+    name = environ.get("HYPOTHESIS_PROFILE") or DEFAULT_PROFILE
+    if name not in HYPOTHESIS_PROFILES:
+        choices = ", ".join(HYPOTHESIS_PROFILES)
+        raise pytest.UsageError(
+            f"HYPOTHESIS_PROFILE={name}: no such hypothesis profile; use one of {choices} "
+            f"(unset: {DEFAULT_PROFILE})"
+        )
+    return name
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before any test module is imported (examples() runs when a module is); hypothesis' own
+    # plugin then loads --hypothesis-profile, when given, over this one.
+    settings.load_profile(hypothesis_profile_named(os.environ))
+
+
+def scaled_examples(full: int, profile_examples: int) -> int:
+    """The example count of a property test whose full count is ``full`` under a profile of
+    ``profile_examples``: ``full`` at FULL_EXAMPLES, a tenth of it (at least MIN_EXAMPLES, or
+    ``full`` when smaller) at a tenth of FULL_EXAMPLES."""
+    scaled = math.ceil(full * profile_examples / FULL_EXAMPLES)
+    return max(min(full, MIN_EXAMPLES), scaled)
+
+
+def examples(full: int) -> int:
+    """``full`` scaled to the loaded profile (see scaled_examples)."""
+    return scaled_examples(full, settings.default.max_examples)
 
 
 def slurm_cluster_answers() -> bool:

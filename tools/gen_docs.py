@@ -199,6 +199,16 @@ BENCHMARKS = {
         "20 seeds, with overheads measured on real runs. See "
         "[SHADHO benchmark](shadho-benchmark.md)."
     ),
+    "unit_tier": (
+        "`python bench/unit_tier.py [--quick]`: `pytest tests/unit` (the `unit` hypothesis "
+        "profile) against its 20 s goal, interleaved with the same tier at the full example "
+        "counts. See [test gates](gates.md#hypothesis-profiles)."
+    ),
+    "property_counts": (
+        "`python bench/property_counts.py [--quick]`: the unit tier's property tests at their "
+        "full example counts (`HYPOTHESIS_PROFILE=full`), examples counted from hypothesis' "
+        "statistics (the contract: 0 failures). See [test gates](gates.md#hypothesis-profiles)."
+    ),
 }
 
 _MAX_LIST = 8  # longer lists are summarised; the JSON has them all

@@ -1,6 +1,7 @@
 """The gates themselves: CI runs the README's test command and nothing else, and the unit tier
 refuses processes and sockets."""
 
+import ast
 import importlib.util
 import multiprocessing
 import os
@@ -13,6 +14,14 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import settings
+
+from tests.conftest import (
+    HYPOTHESIS_PROFILES,
+    examples,
+    hypothesis_profile_named,
+    scaled_examples,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -132,3 +141,90 @@ def test_a_module_probing_the_network_when_imported_is_not_the_tests_doing(
         module.probe()
     assert no_processes_or_sockets == ["listens on a socket (socket.bind)"]
     no_processes_or_sockets.clear()  # seen and expected: the test itself must not fail
+
+
+def literal_example_counts(source: str, filename: str) -> list[str]:
+    """Where ``source`` sets hypothesis' ``max_examples`` other than through
+    ``tests.conftest.examples()``, or loads a profile of its own: ``FILE:LINE: what``."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        name = node.func.id if isinstance(node.func, ast.Name) else name
+        if name in ("register_profile", "load_profile"):
+            found.append(
+                f"{filename}:{node.lineno}: {name}() (the profiles live in tests/conftest)"
+            )
+        for kw in node.keywords:
+            value = kw.value
+            scaled = (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "examples"
+            )
+            if kw.arg == "max_examples" and not scaled:
+                found.append(
+                    f"{filename}:{node.lineno}: max_examples={ast.unparse(value)} "
+                    f"(write max_examples=examples(N), N the full count)"
+                )
+    return found
+
+
+def test_every_unit_property_test_follows_the_hypothesis_profile():
+    """A literal count would run at its full size in the unit tier, whatever the profile: every
+    count goes through examples(), which the profile scales (bench/property_counts.py runs
+    the full counts)."""
+    offences = []
+    for path in sorted((REPO / "tests" / "unit").rglob("*.py")):
+        offences += literal_example_counts(path.read_text(), str(path.relative_to(REPO)))
+    assert offences == []
+    assert len(list((REPO / "tests" / "unit").rglob("*.py"))) > 50  # the scan saw the tier
+
+
+def test_the_scan_finds_literal_counts_and_profiles_of_a_tests_own():
+    source = (
+        "from hypothesis import settings\n"
+        "@settings(max_examples=500, deadline=None)\n"
+        "def a(): ...\n"
+        "@hypothesis.settings(max_examples=examples(500))\n"
+        "def b(): ...\n"
+        "s = settings(parent=settings.default, max_examples=N * 2)\n"
+        "settings.load_profile('ci')\n"
+    )
+    assert literal_example_counts(source, "t.py") == [
+        "t.py:2: max_examples=500 (write max_examples=examples(N), N the full count)",
+        "t.py:6: max_examples=N * 2 (write max_examples=examples(N), N the full count)",
+        "t.py:7: load_profile() (the profiles live in tests/conftest)",
+    ]
+
+
+def test_the_unit_profile_is_loaded_unless_another_is_asked_for(request):
+    """What HYPOTHESIS_PROFILE (or --hypothesis-profile) names is loaded; unset, the unit
+    profile, whose counts are a tenth of the declared ones."""
+    asked = request.config.getoption("hypothesis_profile") or hypothesis_profile_named(os.environ)
+    assert settings.default.max_examples == HYPOTHESIS_PROFILES[asked]
+    assert hypothesis_profile_named({}) == "unit"
+    assert hypothesis_profile_named({"HYPOTHESIS_PROFILE": ""}) == "unit"
+    assert hypothesis_profile_named({"HYPOTHESIS_PROFILE": "full"}) == "full"
+    # Not hypothesis' own "ci" profile (derandomized: the same few examples on every run).
+    assert settings.default.deadline is None and settings.default.derandomize is False
+    assert settings.default.print_blob is True
+
+
+def test_a_profile_that_does_not_exist_is_one_line_naming_the_choices():
+    with pytest.raises(pytest.UsageError) as raised:
+        hypothesis_profile_named({"HYPOTHESIS_PROFILE": "fast"})
+    assert str(raised.value) == (
+        "HYPOTHESIS_PROFILE=fast: no such hypothesis profile; use one of unit, full (unset: unit)"
+    )
+
+
+@pytest.mark.parametrize(
+    "profile, runs",
+    [("unit", [30, 15, 6, 4, 3, 3, 2, 1]), ("full", [300, 150, 60, 40, 8, 5, 2, 1])],
+)
+def test_declared_counts_scale_with_the_profile(profile, runs):
+    declared = [300, 150, 60, 40, 8, 5, 2, 1]
+    assert [scaled_examples(n, HYPOTHESIS_PROFILES[profile]) for n in declared] == runs
+    assert examples(300) == scaled_examples(300, settings.default.max_examples)

@@ -23,6 +23,7 @@ from ckptstore._records import (
 )
 from ckptstore.explain import explain_outputs
 from ckptstore.store import ReadOnlyStoreError, RefusedRecordError
+from tests.conftest import examples
 
 KEY = "d" * 64
 DIGEST = "sha256:" + "0" * 64
@@ -346,7 +347,7 @@ manifests = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(manifests)
 def test_any_manifest_text_parses_to_safe_names_or_is_malformed(body):
     """Generated manifests, hostile or damaged: parsing either yields only safe names and
@@ -364,7 +365,7 @@ def test_any_manifest_text_parses_to_safe_names_or_is_malformed(body):
             assert set(entry["tree"].values()) <= {DIGEST}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(manifests)
 def test_a_store_holding_any_manifest_restores_it_or_runs_the_job(tmp_path_factory, body):
     """The same through the store: lookup, restore, gc and explain never raise on it."""

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckptstore import CheckpointStore, CorruptObjectError, _materialise
+from tests.conftest import examples
 
 KEY = "a" * 64
 
@@ -87,7 +88,7 @@ def obstruct(target: Path, how: str, elsewhere: Path) -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

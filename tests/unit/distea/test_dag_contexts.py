@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from distea import Change, analyse
 from distea.tracer import ProcessTrace
+from tests.conftest import examples
 
 FUNCTIONS = ["settings.a", "settings.b", "settings.c", "settings.d"]
 JOBS = [f"r[o{i}]" for i in range(4)]
@@ -76,7 +77,7 @@ def _expected(steps: list[tuple[str, str, list[str]]], changed: str) -> set[str]
     return impacted
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(steps=st.lists(_STEP, max_size=10))
 def test_generated_histories_impact_the_jobs_the_rule_says(tmp_path_factory, steps):
     folder = tmp_path_factory.mktemp("dag")

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from distea import _instrument
+from tests.conftest import examples
 
 STYLES = (
     *("direct", "table", "partial", "decorated", "lambda", "nested", "method", "gen", "cb"),
@@ -131,7 +132,7 @@ _CALLS = st.integers(min_value=1, max_value=6).flatmap(
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(calls=_CALLS)
 def test_every_call_is_recorded_however_reached(calls):
     source = _program([list(c) for c in calls])

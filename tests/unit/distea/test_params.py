@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from snakemake.iocontainers import Namedlist
 
 from distea import tracer
+from tests.conftest import examples
 
 
 class _Notes:
@@ -118,7 +119,7 @@ def _oracle(present: list[str], op: str, name: str) -> set[str]:
     return set()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     params=st.dictionaries(
         st.sampled_from(_NAMES), st.one_of(st.integers(), st.text(max_size=3)), max_size=4

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from distea._static import load_workflow
 from distea.tracer import StateFingerprint
-from tests.conftest import bench_module
+from tests.conftest import bench_module, examples
 
 bench_module("distea_eval")  # not via sys.path: bench/distea.py would shadow distea
 from distea_eval.mutate import OPERATORS, function_mutants  # noqa: E402
@@ -123,7 +123,7 @@ def test_state_digest_unknown_counts_as_unknown():
     assert StateFingerprint(budget=10).digest({"x": list(range(100))}) is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.recursive(
         st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),

@@ -18,11 +18,12 @@ from nbrewind._inputs import (
     restore_missing,
 )
 from nbrewind._workflow_cell import log_dirs, workflow_error
+from tests.conftest import examples
 
 _segments = st.sampled_from(["a", "b.txt", "..", ".", "", "data", "~", "x y", ".hidden"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(parts=st.lists(_segments, min_size=0, max_size=6), absolute=st.booleans())
 def test_only_paths_that_stay_inside_the_working_directory_are_restorable(parts, absolute):
     path = ("/" if absolute else "") + "/".join(parts)
@@ -44,7 +45,7 @@ def _site(root, files):
     return root
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(
     files=st.dictionaries(
         st.sampled_from(["raw.csv", "data/a.txt", "data/deep/b.json", "c"]),

@@ -21,6 +21,7 @@ from nbrewind._observe import (
 )
 from nbrewind._record import input_files
 from nbrewind._values import load, member_hash, serialize
+from tests.conftest import examples
 
 
 def groups_of(ns):
@@ -44,7 +45,7 @@ def test_functions_modules_and_immutables_do_not_join_groups():
     assert all(len(g) == 1 for g in groups_of(ns).values())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=8), st.data())
 def test_groups_are_exactly_the_names_sharing_an_object(owners, data):
     """Generated: names bound to containers built over a few shared leaves."""

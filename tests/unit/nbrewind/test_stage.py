@@ -8,12 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbrewind._stage import Stage, StageError, carry_records, has_records, parameters_for
+from tests.conftest import examples
 
 _names = st.sampled_from(["alpha", "sample", "n", "data", "seed"])
 _values = st.one_of(st.integers(), st.text(max_size=5), st.floats(allow_nan=False))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     config=st.dictionaries(_names, _values),
     wildcards=st.dictionaries(_names, st.text(max_size=5)),

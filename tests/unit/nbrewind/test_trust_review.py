@@ -28,6 +28,7 @@ from nbrewind._dataflow import source_hash
 from nbrewind._notebook import lab_records_path, outputs_digest
 from nbrewind._review import UNKNOWN_GLOBAL, is_dangerous, pickle_globals
 from nbrewind._signing import Trust, lab_mac, load_key, sign, verify, verify_lab_line
+from tests.conftest import examples
 
 
 class _Recorder(pickle.Unpickler):
@@ -77,7 +78,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=_values, protocol=st.integers(min_value=0, max_value=5))
 def test_opcode_scan_names_exactly_the_globals_the_unpickler_loads(value, protocol):
     blob = pickle.dumps(value, protocol=protocol)

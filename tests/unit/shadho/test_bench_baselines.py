@@ -2,6 +2,7 @@
 asynchronous execution, overheads, Optuna's view of the space, bootstrap intervals and the
 non-inferiority test. Pure: simulated clusters, synthetic or tiny pools, no processes."""
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -33,14 +34,24 @@ def _spec(options, fast=2, slow=6, speed=4.0):
     )
 
 
+@functools.cache
+def _drawn(name):
+    """The 25 configurations of sub-space ``name`` that _pool evaluates (hyperopt's random
+    draws, seed 7): the same in every test (every spec has the config's sub-spaces), drawn
+    once per session; callers get copies."""
+    sub = _spec(_options()).subspaces[name]
+    drawn = shadho.SubspaceOptimizer(sub.space, n_startup_jobs=10**6).ask(25, 7)
+    return tuple(tuple(s.vals.items()) for s in drawn)
+
+
 def _pool(spec):
     """Costs vary 10x within and across sub-spaces (the CNN costs most); losses vary."""
     entries = {}
-    for k, (name, sub) in enumerate(spec.subspaces.items()):
+    for k, name in enumerate(spec.subspaces):
         rows = []
-        for i, s in enumerate(shadho.SubspaceOptimizer(sub.space, n_startup_jobs=10**6).ask(25, 7)):
+        for i, vals in enumerate(_drawn(name)):
             cost = (0.2 + (i % 5)) * (4.0 if name == "cnn" else 1.0 + k / 4)
-            rows.append({"vals": s.vals, "loss": 0.02 + ((i * 7 + k) % 11) / 100, "cost": cost})
+            rows.append({"vals": dict(vals), "loss": 0.02 + ((i * 7 + k) % 11) / 100, "cost": cost})
         entries[name] = rows
     return sim.EvaluatedPool(entries, {n: s.space for n, s in spec.subspaces.items()})
 
@@ -159,11 +170,11 @@ def test_optuna_proposals_use_hyperopts_encoding_of_every_subspace():
     assert domains["cnn"]["channels"] == ("index", (3,))
     assert domains["svm_poly"]["degree"] == ("int", (2, 5))
     result = sim.simulate_optuna_async(spec, options, _pool(spec), 40, 0, n_startup=10)
+    labels = {n: set(shadho.SubspaceOptimizer(s.space).labels) for n, s in spec.subspaces.items()}
     seen = set()
     for t in result.trials:
         seen.add(t.subspace)
-        labels = set(shadho.SubspaceOptimizer(spec.subspaces[t.subspace].space).labels)
-        assert set(t.vals) == labels
+        assert set(t.vals) == labels[t.subspace]
         if t.subspace == "cnn":
             assert t.vals["channels"] in (0, 1, 2) and 2 <= t.vals["epochs"] <= 8
         if t.subspace == "svm_poly":

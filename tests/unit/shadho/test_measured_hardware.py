@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import snakemake_shadho as shadho
 from snakemake_shadho import HardwareClass
+from tests.conftest import examples
 
 CLASSES = {
     "fast": HardwareClass("fast", count=1, speed=2.0),
@@ -50,7 +51,7 @@ def estimate(records, **kw):
     return shadho.estimate_speeds(CLASSES, SUBSPACES, records, features=lambda r: [r["x"]], **kw)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     slowdown=st.floats(5.0, 50.0),
     seed=st.integers(0, 2**32 - 1),
@@ -75,7 +76,7 @@ def _pooled_ratio(est):
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5))
 def test_honest_classes_are_measured_as_declared_despite_costly_trials_on_the_fast_one(seed, n):
     """Durations that match the declarations, with the costly configurations mostly sent to
@@ -168,7 +169,7 @@ def _busy(plan, speeds):
     return out
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(slowdown=st.sampled_from([5.0, 10.0, 20.0]), seed=st.integers(0, 1000))
 def test_the_plan_adapts_within_two_rounds_to_a_class_slower_than_declared(slowdown, seed):
     """'fast' (declared 2) really runs at 2 / slowdown. Round 0 follows the declarations (the

@@ -2,6 +2,7 @@
 missing dependencies (part 5): budget-aware exploration floors, a robust uncertainty term,
 proposals that measured durations do not change, pending trials, the requires: check."""
 
+import functools
 import json
 import math
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import snakemake_shadho as shadho
 from snakemake_shadho._cli import main
+from tests.conftest import examples
 
 SPACE = {
     "m": {
@@ -70,7 +72,14 @@ def _search(spec, duration, rounds):
     return proposed, history
 
 
-@settings(max_examples=5, deadline=None)
+@functools.cache
+def _search_at_one_second():
+    """What is proposed when every trial takes 1 s: the same for every example, so searched
+    once (each example's own search is compared with it)."""
+    return _search(_spec(), lambda t: 1.0, 4)[0]
+
+
+@settings(max_examples=examples(5), deadline=None)
 @given(
     factors=st.dictionaries(
         st.sampled_from(["lin", "rbf", "poly", "sig", "cnn"]), st.floats(0.01, 100.0), min_size=1
@@ -83,7 +92,7 @@ def test_measured_durations_do_not_change_which_trials_are_proposed(factors, jit
     the same sub-spaces, trial ids and values round after round; only placement may differ."""
     spec = _spec()
     rng = np.random.default_rng(jitter)
-    base, _ = _search(spec, lambda t: 1.0, 4)
+    base = _search_at_one_second()
     other, _ = _search(
         spec, lambda t: factors.get(t["subspace"], 1.0) * float(rng.lognormal(0, 1)), 4
     )
@@ -129,7 +138,7 @@ def test_24_trials_force_5_not_15_into_exploration():
     assert len({t["subspace"] for t in plan["trials"]}) == 5
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     good=st.lists(st.floats(0.01, 0.05), min_size=5, max_size=30),
     bad=st.floats(0.5, 1.0),

@@ -21,6 +21,7 @@ import stickyinvoc._access as access
 from snakemake_executor_plugin_sticky._isolation import exit_status, imported_modules
 from snakemake_executor_plugin_sticky._protocol import Invoke
 from snakemake_executor_plugin_sticky.worker import Worker
+from tests.conftest import examples
 
 
 class RecordingConn:
@@ -126,7 +127,9 @@ ACTIONS = {
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(actions=st.lists(st.sampled_from(sorted(ACTIONS)), min_size=1, max_size=6))
 def test_any_sequence_of_hostile_actions_leaves_the_worker_as_it_was(worker, folder, actions):

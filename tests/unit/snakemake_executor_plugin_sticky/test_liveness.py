@@ -24,6 +24,7 @@ from snakemake_executor_plugin_sticky._scheduling import (
     StickyScheduler,
     StopWorker,
 )
+from tests.conftest import examples
 
 
 def samples(state: str, cpu_per_second: float, seconds: int = 4) -> list[ProcSample]:
@@ -52,7 +53,7 @@ def test_a_process_holding_the_gil_is_alive_and_only_a_stopped_one_is_not():
     assert why_not_alive(Verdict.SILENT) is not None
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(
     beat_age=st.floats(0, 1000),
     state=st.sampled_from("RSDTtZI"),

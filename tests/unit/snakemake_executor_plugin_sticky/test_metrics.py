@@ -52,17 +52,18 @@ def test_records_are_read_back_not_kept_in_memory(tmp_path):
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        for i in range(5_000):
+        for i in range(2_000):
             log.write("invocation", id=i, worker="w1", template="t", ok=True, latency_s=0.01)
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert grown < 250_000, f"{grown} bytes kept for 5,000 records"
+    # 50 bytes a record at most (kept in memory, 2,000 records hold about 650 KB).
+    assert grown < 100_000, f"{grown} bytes kept for 2,000 records"
     invocations = log.records("invocation")
-    assert len(invocations) == 5_000 and invocations[-1]["id"] == 4_999
-    assert len(log.records()) == 5_000  # not the earlier log's record
+    assert len(invocations) == 2_000 and invocations[-1]["id"] == 1_999
+    assert len(log.records()) == 2_000  # not the earlier log's record
     log.close()
-    assert len(log.records("invocation")) == 5_000
+    assert len(log.records("invocation")) == 2_000
 
 
 def test_read_records_leaves_a_line_being_written_for_the_next_read(tmp_path):

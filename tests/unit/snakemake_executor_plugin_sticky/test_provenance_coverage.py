@@ -22,6 +22,7 @@ from snakemake_executor_plugin_sticky._provenance import (
     script_config_reads,
     stable_repr,
 )
+from tests.conftest import examples
 
 
 @pytest.mark.parametrize(
@@ -85,7 +86,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(values, values)
 def test_stable_repr_never_gives_two_different_values_one_form(a, b):
     """Generated values: a form is deterministic, and one form means one value (of one type),
@@ -107,7 +108,7 @@ paths = st.lists(
 ).map(lambda parts: "/" + "/".join(parts))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(paths, paths)
 def test_out_of_tree_names_are_injective(a, b):
     """/data/run1/sample.csv and /data/run2/sample.csv used to share <outside>/sample.csv."""

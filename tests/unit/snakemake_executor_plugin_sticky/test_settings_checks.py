@@ -12,6 +12,7 @@ from snakemake_executor_plugin_sticky.settings import (
     listen_address_problem,
     settings_problems,
 )
+from tests.conftest import examples
 
 BAD = [
     ("max_workers", -1, "--sticky-max-workers -1: must be at least 1"),
@@ -55,7 +56,7 @@ def test_defaults_and_ordinary_values_are_accepted():
         assert listen_address_problem(address) is None, address
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=examples(200), deadline=None, derandomize=True)
 @given(
     max_workers=st.one_of(st.none(), st.integers(-5, 5)),
     heartbeat=st.floats(allow_nan=True, allow_infinity=True),

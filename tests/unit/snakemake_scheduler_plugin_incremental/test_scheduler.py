@@ -11,6 +11,7 @@ from snakemake.scheduling.greedy import SchedulerSettings as GreedySettings
 from snakemake_interface_scheduler_plugins.tests import TestSchedulerBase
 
 from snakemake_scheduler_plugin_incremental import Scheduler, SchedulerSettings
+from tests.conftest import examples
 
 LOG = logging.getLogger("test")
 
@@ -79,7 +80,7 @@ shape_st = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     shapes=st.lists(shape_st, min_size=1, max_size=25),
     rounds=st.lists(
@@ -134,8 +135,8 @@ def test_priority_then_temp_input_then_input_size_as_greedy():
 def test_a_round_reads_only_the_new_jobs():
     """Why (issue 17): greedy re-weights every ready job in every round (O(n) per round,
     O(n^2) per run); here each job's resources are read once, when it becomes ready."""
-    jobs = {FakeJob(f"j{i}", 0, {"_cores": 1, "_job_count": 1}) for i in range(1000)}
-    rounds = 100
+    jobs = {FakeJob(f"j{i}", 0, {"_cores": 1, "_job_count": 1}) for i in range(200)}
+    rounds = 40  # greedy: at least 40 x 120 = 4800 reads, 24 times the 200 here
 
     def run(scheduler: Any) -> int:
         ready = set(jobs)
@@ -196,7 +197,7 @@ def test_a_dag_update_reweighs_the_ready_jobs():
     assert s.select_jobs({a, c}, [], {"_cores": 1}, {}) == [a]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     shapes=st.lists(shape_st, min_size=1, max_size=25),
     rounds=st.lists(
