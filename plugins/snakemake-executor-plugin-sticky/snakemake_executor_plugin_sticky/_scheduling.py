@@ -23,17 +23,18 @@ make room.
 
 A worker that dies takes nothing with it: its invocation goes back to the front of the queue
 (``Requeue``; it does not count as a failed attempt) until it has been requeued
-``max_requeues`` times. A worker that dies while it builds the invocation's template (before
-``state_built``: a pilot preempted while loading its model) is not the invocation's fault: the
-invocation is requeued without using up its budget, and the loss counts against the template in
-that worker class instead, as a worker that fails to start does: ``max_start_failures`` such
-losses in a row (no build of the template in that class succeeding in between) fail the
-template, as a build error does. Unless the job's
-own code ended the worker's process (``os._exit``, a signal it sent itself, a crash in C code):
-then the invocation ends once, as a fresh run would (``FailInvocation``, or
-``FinishInvocation`` for status 0), and is not requeued. Idle workers stop after
-``idle_timeout`` seconds. A cancelled run (Ctrl-C) drops every invocation and kills busy
-workers at once: nothing is "lost" or requeued.
+``max_requeues`` times. Unless the job's own code ended the worker's process (``os._exit``, a
+signal it sent itself, a crash in C code): then the invocation ends once, as a fresh run would
+(``FailInvocation``, or ``FinishInvocation`` for status 0), and is not requeued.
+
+A worker that dies while it builds the invocation's template (before ``state_built``: a pilot
+preempted while loading its model) is not the invocation's fault: the invocation is requeued
+without using up its budget, and the loss counts against the template in that worker class,
+as a worker that fails to start does: ``max_start_failures`` such losses in a row (no build of
+the template in that class succeeding in between) fail the template, as a build error does.
+
+Idle workers stop after ``idle_timeout`` seconds. A cancelled run (Ctrl-C) drops every
+invocation and kills busy workers at once: nothing is "lost" or requeued.
 """
 
 import itertools
