@@ -80,6 +80,17 @@ def bytecode_env(cache: "Path | None") -> dict[str, str]:
     return env
 
 
+def finish(name: str, result: dict, failing: list["TierRun"]) -> None:
+    """Write ``bench/results/NAME.json``; with failing runs, show the first one's output and
+    exit 1."""
+    from _common import write_result
+
+    print(f"wrote {write_result(name, result)}")
+    if failing:
+        print(failing[0].tail, file=sys.stderr)
+        sys.exit(1)
+
+
 def run_tier(
     args: list[str],
     profile: str,

@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import write_result  # noqa: E402
-from _pytest_tier import TierRun, run_tier  # noqa: E402
+from _pytest_tier import TierRun, finish, run_tier  # noqa: E402
 
 ARGS = ["tests/unit", "-m", "hypothesis"]
 
@@ -95,11 +93,7 @@ def main() -> None:
         f"examples per run, median {result['full']['median_wall_s']:.1f} s wall; "
         f"{len(failing)} failing runs"
     )
-    path = write_result("property_counts", result)
-    print(f"wrote {path}")
-    if failing:
-        print(failing[0].tail, file=sys.stderr)
-        sys.exit(1)
+    finish("property_counts", result, failing)
 
 
 if __name__ == "__main__":

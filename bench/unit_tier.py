@@ -25,8 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import WORK, write_result  # noqa: E402
-from _pytest_tier import TierRun, bytecode_env, run_tier  # noqa: E402
+from _common import WORK  # noqa: E402
+from _pytest_tier import TierRun, bytecode_env, finish, run_tier  # noqa: E402
 
 GOAL_S = 20.0
 ARGS = ["tests/unit"]
@@ -109,11 +109,7 @@ def main() -> None:
         result["no_bytecode_cache"] = {"wall_s": cold.wall_s, "cpu_s": cold.cpu_s}
         line += f"; without a bytecode cache {cold.wall_s:.1f} s wall, {cold.cpu_s:.1f} s CPU"
     print(line + f"; {len(failing)} failing runs")
-    path = write_result("unit_tier", result)
-    print(f"wrote {path}")
-    if failing:
-        print(failing[0].tail, file=sys.stderr)
-        sys.exit(1)
+    finish("unit_tier", result, failing)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,19 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Every complete record of a metrics file, also while its run still writes it (a line
-    not yet ended is left for the next read)."""
+def _iter_file(path: Path, offset: int = 0) -> Iterator[dict[str, Any]]:
+    """The complete records of a metrics file from ``offset``, one at a time (a line not yet
+    ended, while the run still writes it, is left for the next read)."""
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.endswith("\n")]
+        f.seek(offset)
+        for line in f:
+            if line.endswith("\n") and line.strip():
+                yield json.loads(line)
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Every complete record of a metrics file, also while its run still writes it."""
+    return list(_iter_file(path))
 
 
 class MetricsLog:
@@ -75,16 +83,11 @@ class MetricsLog:
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """This log's records, one at a time from its file (after the run: a paper-scale
         run has one per invocation, too many to hold at once)."""
-        with open(self.path, encoding="utf-8") as f:
-            f.seek(self._offset)
-            for line in f:
-                if line.strip():
-                    yield json.loads(line)
+        yield from _iter_file(self.path, self._offset)
 
     def records(self, event: Optional[str] = None) -> list[dict[str, Any]]:
-        with self._lock, open(self.path, encoding="utf-8") as f:
-            f.seek(self._offset)
-            records = [json.loads(line) for line in f if line.strip()]
+        with self._lock:
+            records = list(_iter_file(self.path, self._offset))
         return [r for r in records if event is None or r["event"] == event]
 
     def close(self) -> None:
