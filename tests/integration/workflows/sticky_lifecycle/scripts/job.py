@@ -45,16 +45,18 @@ elif case == "kbint":
     raise KeyboardInterrupt
 elif case == "gil":
     # One C call that holds the GIL (the heartbeat thread cannot run) for several heartbeat
-    # timeouts: calibrate on small sums (in CPU time: a crowded machine slows the wall clock,
-    # never the count), then sum enough for ~seconds_held CPU seconds (at least as much wall).
-    # The fastest of five calibrations: one slowed by a cold cache or a stolen time slice
-    # would overestimate the cost of an item, and the long sum would end early (CI: 3.9 s).
+    # timeouts: calibrate on small sums in this thread's CPU time (a crowded machine slows the
+    # wall clock, never the count), then sum enough for ~seconds_held CPU seconds (at least as
+    # much wall). Thread time, not process time: the worker's other threads (heartbeat, output
+    # relays) use CPU during the calibration, and counting theirs overestimated the cost of an
+    # item, so the long sum ended early (CI: 3.9 s, then 3.3 s of 6). The fastest of five
+    # calibrations, for the same reason (a cold cache, a stolen time slice).
     held = float(snakemake.config.get("seconds_held", 6))
     costs = []
     for _ in range(5):
-        start = time.process_time()
+        start = time.thread_time()
         sum(range(2_000_000))
-        costs.append((time.process_time() - start) / 2_000_000)
+        costs.append((time.thread_time() - start) / 2_000_000)
     per_item = min(costs)
     start = time.perf_counter()
     total = sum(range(int(held / per_item)))
