@@ -1,5 +1,6 @@
 """Shared test helpers: real Snakemake runs in temporary copies of test workflows."""
 
+import gc
 import importlib.util
 import json
 import math
@@ -69,6 +70,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # Before any test module is imported (examples() runs when a module is); hypothesis' own
     # plugin then loads --hypothesis-profile, when given, over this one.
     settings.load_profile(hypothesis_profile_named(os.environ))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Everything alive once the tests are collected (the modules under test and their
+    libraries: hyperopt, scipy, pandas...) lives until the session ends: move it out of the
+    garbage collector's view. Every full collection during the tests, and the ones pytest
+    runs at the end to find unraisable exceptions, then walk only what the tests allocate
+    (about 3 s of the unit tier's 20 went to walking these objects again and again)."""
+    gc.freeze()
 
 
 def scaled_examples(full: int, profile_examples: int) -> int:

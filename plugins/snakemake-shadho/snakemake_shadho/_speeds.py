@@ -109,22 +109,24 @@ def estimate_speeds(
     counts: dict[tuple[str, str], int] = {}
     for c, s, _, _ in obs:
         counts[(c, s)] = counts.get((c, s), 0) + 1
+    # Given the speeds, each sub-space's reference log duration is a function of the
+    # configuration (intercept free, slopes shrunk by the ridge penalty). Slopes only with
+    # enough trials (two per coefficient): with fewer, they fit the points exactly and swallow
+    # the class difference. The fitted values are linear in the targets (y + the cell's log
+    # speed): ``hat @ target``, the hat matrix computed once, not a least-squares solve per
+    # sweep.
+    hats: dict[str, np.ndarray] = {}
+    for s, rows in by_sub.items():
+        p = len(rows[0][2])
+        use_x = len(rows) >= 2 * (p + 1)
+        design = np.array([[1.0, *(x if use_x else ())] for _, _, x in rows])
+        penalty = np.sqrt(ridge) * np.eye(design.shape[1])[1:]
+        hats[s] = design @ np.linalg.pinv(np.vstack([design, penalty]))[:, : len(rows)]
     for _ in range(sweeps if obs else 0):
-        # Given the speeds: each sub-space's reference log duration as a function of the
-        # configuration (intercept free, slopes shrunk by the ridge penalty).
         gap: dict[tuple[str, str], list[float]] = {}
         for s, rows in by_sub.items():
-            # Slopes only with enough trials (two per coefficient): with fewer, they fit the
-            # points exactly and swallow the class difference.
-            p = len(rows[0][2])
-            use_x = len(rows) >= 2 * (p + 1)
-            design = np.array([[1.0, *(x if use_x else ())] for _, _, x in rows])
             target = np.array([y + lam[(c, s)] for c, y, _ in rows])
-            penalty = np.sqrt(ridge) * np.eye(design.shape[1])[1:]
-            a = np.vstack([design, penalty])
-            b = np.concatenate([target, np.zeros(len(penalty))])
-            coef = np.linalg.lstsq(a, b, rcond=None)[0]
-            fitted = design @ coef
+            fitted = hats[s] @ target
             for (c, y, _), f in zip(rows, fitted, strict=True):
                 gap.setdefault((c, s), []).append(float(f) - y)
         # Given the reference durations: each class's pooled ratio, then each cell's speed.

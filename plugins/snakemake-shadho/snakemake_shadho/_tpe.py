@@ -8,10 +8,22 @@ pending trials in the ``Trials`` count as loss = +inf, which spreads a batch out
 liar"). Rebuilt documents list *every* label of the space (empty for inactive conditional
 ones), which hyperopt's own ``generate_trials_to_calculate`` does not and which conditional
 spaces need. Failed trials are stored as DONE with status "fail", which TPE reads as +inf.
+
+Two things hyperopt rebuilds on every call are built once per sub-space and reused (about half
+of a ``tpe.suggest`` call, and of the planner's time): the ``Domain`` of a space (shared by
+every optimizer of the same space object in this process) and TPE's posterior graph for a
+domain. The graph takes the observations through placeholders filled in a fresh memo on each
+evaluation, so reusing it changes nothing; ``_suggest`` is hyperopt's own ``tpe.suggest``
+function run with the cached builder, whatever hyperopt version is installed, and
+tests/unit/shadho/test_tpe_cache.py checks on generated histories that it returns what the
+stock ``tpe.suggest`` with a fresh domain returns.
 """
 
+import collections
 import functools
-from collections.abc import Mapping, Sequence
+import types
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +56,66 @@ def _unused(params: Any) -> float:
     raise RuntimeError("trials are evaluated by the workflow, not by hyperopt")
 
 
+_DOMAINS_KEPT = 64
+_domains: "collections.OrderedDict[int, tuple[Any, Domain]]" = collections.OrderedDict()
+
+
+def _shared_domain(space: Any) -> Domain:
+    """The ``Domain`` of ``space``, built once per space object (spaces are dicts of hyperopt
+    expressions: neither hashable nor weakly referable, so the key is ``id(space)``, kept valid
+    by holding the space itself; the last ``_DOMAINS_KEPT`` spaces)."""
+    entry = _domains.get(id(space))
+    if entry is not None and entry[0] is space:
+        _domains.move_to_end(id(space))
+        return entry[1]
+    domain = Domain(_unused, space)
+    _domains[id(space)] = (space, domain)
+    while len(_domains) > _DOMAINS_KEPT:
+        _domains.popitem(last=False)
+    return domain
+
+
+_posteriors: "weakref.WeakKeyDictionary[Domain, dict[tuple[float, float], Any]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _cached_posterior(build: Callable[..., Any]) -> Callable[..., Any]:
+    """hyperopt's ``build_posterior_wrapper``, memoised per (domain, prior weight, gamma)."""
+
+    @functools.wraps(build)
+    def wrapper(domain: Domain, prior_weight: float, gamma: float) -> Any:
+        per_domain = _posteriors.setdefault(domain, {})
+        key = (float(prior_weight), float(gamma))
+        if key not in per_domain:
+            per_domain[key] = build(domain, prior_weight, gamma)
+        return per_domain[key]
+
+    return wrapper
+
+
+def _with_cached_posterior(suggest: Callable[..., Any]) -> Callable[..., Any]:
+    """``suggest`` (hyperopt's ``tpe.suggest``) running in a copy of its module's globals
+    where ``build_posterior_wrapper`` is memoised; ``suggest`` itself where the installed
+    hyperopt builds its posterior some other way."""
+    module_globals = suggest.__globals__
+    build = module_globals.get("build_posterior_wrapper")
+    if build is None or "build_posterior_wrapper" not in suggest.__code__.co_names:
+        return suggest
+    copy = types.FunctionType(
+        suggest.__code__,
+        {**module_globals, "build_posterior_wrapper": _cached_posterior(build)},
+        suggest.__name__,
+        suggest.__defaults__,
+        suggest.__closure__,
+    )
+    copy.__kwdefaults__ = suggest.__kwdefaults__
+    return copy
+
+
+_suggest = _with_cached_posterior(tpe.suggest)
+
+
 class SubspaceOptimizer:
     """TPE over one sub-space, rebuilt from records ``{tid, vals, status, loss}``."""
 
@@ -54,10 +126,10 @@ class SubspaceOptimizer:
         n_startup_jobs: int = 5,
     ) -> None:
         self.space = space
-        self.domain = Domain(_unused, space)
+        self.domain = _shared_domain(space)
         self.labels = sorted(self.domain.params)
         self.trials = Trials()
-        self._suggest = functools.partial(tpe.suggest, n_startup_jobs=n_startup_jobs)
+        self._suggest = functools.partial(_suggest, n_startup_jobs=n_startup_jobs)
         docs = [self._doc(r) for r in sorted(records, key=lambda r: int(r["tid"]))]
         tids = [d["tid"] for d in docs]
         if len(set(tids)) != len(tids):

@@ -81,11 +81,23 @@ def _pooled_ratio(est):
 def test_honest_classes_are_measured_as_declared_despite_costly_trials_on_the_fast_one(seed, n):
     """Durations that match the declarations, with the costly configurations mostly sent to
     'fast' (the bias longest-first placement creates): the cost regression on the configuration
-    keeps 'fast' faster than 'slow' and flags nobody, from the data alone (no prior)."""
-    records = history({"fast": 2.0, "slow": 1.0}, np.random.default_rng(seed), n)
-    est = estimate(records, prior_weight=0.0)
-    assert 1.1 < _pooled_ratio(est) < 3.5
-    assert shadho.slower_than_declared(est, CLASSES) == []
+    keeps 'fast' about twice as fast as 'slow' and flags nobody, from the data alone (no prior).
+
+    One history of 3 trials per class and sub-space can mislead: about 1 in 1,700 measures
+    'fast' just below 'slow' (which flags it; the lowest ratio in 20,000 seeds was 0.79). So
+    each example is ten histories: none far off, their median near the truth, at most two of
+    ten flagged (a chance of about 1 in 40 million when one is flagged in 1,700). With one
+    history per example the test failed about one run in 200 of the unit tier and one in 25
+    at the full example count."""
+    ratios, flagged = [], 0
+    for child in np.random.SeedSequence(seed).spawn(10):
+        records = history({"fast": 2.0, "slow": 1.0}, np.random.default_rng(child), n)
+        est = estimate(records, prior_weight=0.0)
+        ratios.append(_pooled_ratio(est))
+        flagged += shadho.slower_than_declared(est, CLASSES) != []
+    assert all(0.5 < r < 8.0 for r in ratios), ratios
+    assert 1.1 < float(np.median(ratios)) < 3.5, ratios
+    assert flagged <= 2, ratios
 
 
 def test_the_cost_regression_removes_the_placement_bias():
@@ -120,6 +132,77 @@ def test_estimates_do_not_depend_on_record_order():
     assert {k: round(v.measured, 9) for k, v in a.items()} == {
         k: round(v.measured, 9) for k, v in b.items()
     }
+
+
+def _reference_estimate(records, prior_weight, features, ridge=0.01, sweeps=30):
+    """The measured speeds as _speeds' docstring defines them, written plainly: the
+    alternating fit with the ridge regression solved from scratch in every sweep (what
+    estimate_speeds did before it computed each sub-space's hat matrix once)."""
+    obs = sorted(
+        (r["hw_class"], r["subspace"], math.log(r["duration_s"]), tuple(features(r)))
+        for r in records
+    )
+    prior = {(c, s): math.log(CLASSES[c].speed_of(s)) for c in CLASSES for s in SUBSPACES}
+    lam = dict(prior)
+    for _ in range(sweeps):
+        gap = {}
+        for s in SUBSPACES:
+            rows = [(c, y, x) for c, ss, y, x in obs if ss == s]
+            if not rows:
+                continue
+            use_x = len(rows) >= 2 * (len(rows[0][2]) + 1)
+            design = np.array([[1.0, *(x if use_x else ())] for _, _, x in rows])
+            target = np.array([y + lam[(c, s)] for c, y, _ in rows])
+            penalty = np.sqrt(ridge) * np.eye(design.shape[1])[1:]
+            coef = np.linalg.lstsq(
+                np.vstack([design, penalty]),
+                np.concatenate([target, np.zeros(len(penalty))]),
+                rcond=None,
+            )[0]
+            for (c, y, _), f in zip(rows, design @ coef, strict=True):
+                gap.setdefault((c, s), []).append(float(f) - y)
+        ratio = {}
+        for c in CLASSES:
+            res = [g - prior[(cc, s)] for (cc, s), gs in gap.items() if cc == c for g in gs]
+            ratio[c] = sum(res) / (len(res) + prior_weight)
+        for c in CLASSES:
+            for s in SUBSPACES:
+                gs = gap.get((c, s), [])
+                centre = prior[(c, s)] + ratio[c]
+                lam[(c, s)] = (prior_weight * centre + sum(gs)) / (prior_weight + len(gs))
+    counts = {}
+    for c, s, _, _ in obs:
+        counts[(c, s)] = counts.get((c, s), 0) + 1
+    shift = sum(k * (lam[cell] - prior[cell]) for cell, k in counts.items()) / len(obs)
+    return {cell: math.exp(lam[cell] - shift) for cell in lam}
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 5),
+    confound=st.booleans(),
+    n_features=st.integers(0, 3),
+    prior_weight=st.sampled_from([0.0, 1.0, 4.0]),
+)
+def test_estimates_are_the_alternating_fit_solved_in_every_sweep(
+    seed, n, confound, n_features, prior_weight
+):
+    """estimate_speeds computes each sub-space's fitted values as ``hat @ target``, the hat
+    matrix built once per call; the plain definition (a least-squares solve in every sweep)
+    gives the same speeds, with slopes and without (too few trials keep a constant)."""
+    rng = np.random.default_rng(seed)
+    records = history({"fast": 2.0 / rng.uniform(0.5, 8), "slow": 1.0}, rng, n, confound)
+
+    def features(r):
+        return [r["x"] ** (k + 1) for k in range(n_features)]
+
+    got = shadho.estimate_speeds(
+        CLASSES, SUBSPACES, records, prior_weight=prior_weight, features=features
+    )
+    want = _reference_estimate(records, prior_weight, features)
+    for cell, e in got.items():
+        assert math.isclose(e.measured, want[cell], rel_tol=1e-9), (cell, e.measured, want[cell])
 
 
 def _spec(**settings):
