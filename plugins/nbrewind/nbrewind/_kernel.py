@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import sys
 import time
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from ._observe import (
     Observed,
     alias_groups,
     is_deferred,
+    is_ipython_name,
     live_threads,
     reachable,
     record_path,
@@ -57,8 +57,6 @@ ENGINE_MISSING = (
     "(or: nbrewind run IN.ipynb OUT.ipynb)"
 )
 _MAX_SNAPSHOT_FILES = 50_000
-_IPYTHON_NAME = re.compile(r"^(_+|_i+|_i\d+|_\d+|_oh|_ih|_dh|__\w+__)$")
-"""IPython's output and input history and module dunders: not the user's variables."""
 
 
 class RestoreRefused(Exception):
@@ -436,7 +434,7 @@ class NBRewindKernel(IPythonKernel):
         return {
             name: id(value)
             for name, value in self.shell.user_ns.items()
-            if not _IPYTHON_NAME.match(name) and not (name in hidden and hidden[name] is value)
+            if not is_ipython_name(name) and not (name in hidden and hidden[name] is value)
         }
 
     def _groups(self, names: Any) -> dict[str, frozenset[str]]:

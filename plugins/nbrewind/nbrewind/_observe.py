@@ -22,6 +22,7 @@ import importlib.abc
 import importlib.machinery
 import os
 import pickle
+import re
 import sys
 import threading
 import types
@@ -400,6 +401,14 @@ def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
             continue
         todo.extend(gc.get_referents(obj))
     return frozenset(found)
+
+
+_IPYTHON_NAME = re.compile(r"^(_+|_i+|_i\d+|_\d+|_oh|_ih|_dh|__\w+__)$")
+
+
+def is_ipython_name(name: str) -> bool:
+    """IPython's output and input history and module dunders: not the user's variables."""
+    return _IPYTHON_NAME.match(name) is not None
 
 
 def alias_groups(reach: Mapping[str, frozenset[int]]) -> dict[str, frozenset[str]]:

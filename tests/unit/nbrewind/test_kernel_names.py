@@ -2,7 +2,7 @@
 
 import pytest
 
-from nbrewind._kernel import _IPYTHON_NAME
+from nbrewind._observe import is_ipython_name
 
 
 @pytest.mark.parametrize(
@@ -24,9 +24,9 @@ from nbrewind._kernel import _IPYTHON_NAME
     ],
 )
 def test_ipython_history_and_dunders_are_not_tracked(name):
-    assert _IPYTHON_NAME.match(name)
+    assert is_ipython_name(name)
 
 
 @pytest.mark.parametrize("name", ["_tmp", "_cache", "_x1", "data", "i1", "_model_"])
 def test_user_names_with_underscores_are_tracked(name):
-    assert not _IPYTHON_NAME.match(name)
+    assert not is_ipython_name(name)

@@ -121,6 +121,9 @@ def test_async_beats_the_barrier_on_the_same_search_when_costs_vary():
 
 @pytest.mark.parametrize("strategy", ["agnostic_async", "tpe_async", "optuna_async", "shadho"])
 def test_same_seed_same_result_other_seed_other_search(strategy):
+    """16 trials (SHADHO: two rounds of 8): every strategy gets past its random start-up
+    trials (3 per TPE, 5 for Optuna; SHADHO's top sub-spaces get 7 and 4), so the seed reaches
+    the modelled proposals too."""
     options = _options()
     spec = _spec(options)
     pool = _pool(spec)
@@ -129,17 +132,17 @@ def test_same_seed_same_result_other_seed_other_search(strategy):
 
     def run(seed):
         if strategy == "agnostic_async":
-            r = sim.simulate_agnostic_async(spec, pool, 24, seed, ov)
+            r = sim.simulate_agnostic_async(spec, pool, 16, seed, ov)
         elif strategy == "tpe_async":
-            r = sim.simulate_joint_tpe_async(spec, joint, to_vals, pool, 24, seed, ov)
+            r = sim.simulate_joint_tpe_async(spec, joint, to_vals, pool, 16, seed, ov)
         elif strategy == "optuna_async":
-            r = sim.simulate_optuna_async(spec, options, pool, 24, seed, ov, n_startup=5)
+            r = sim.simulate_optuna_async(spec, options, pool, 16, seed, ov, n_startup=5)
         else:
-            r = sim.simulate_shadho(spec, pool, 3, seed, overheads=ov)
+            r = sim.simulate_shadho(spec, pool, 2, seed, overheads=ov)
         return [(t.subspace, sorted(t.vals.items()), t.worker, round(t.end, 9)) for t in r.trials]
 
     first = run(0)
-    assert len(first) == 24
+    assert len(first) == 16
     assert run(0) == first
     assert run(1) != first
 
