@@ -48,16 +48,40 @@ def snakemake(*args: str) -> list[str]:
     return [sys.executable, "-m", "snakemake", *args, "--nocolor", "--quiet", "rules"]
 
 
+def measured_commit() -> str:
+    """The checkout's commit, with ``+dirty`` when tracked files differ from it ("" outside git)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "plugins"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return ""
+    return f"{head}+dirty" if head and dirty else head
+
+
 def write_result(name: str, result: dict[str, Any], path: Optional[Path] = None) -> Path:
-    """Write ``bench/results/NAME.json`` (or ``path``) with the date and the machine."""
+    """Write ``bench/results/NAME.json`` (or ``path``) with the date, the machine and the code.
+
+    ``machine.load_average`` is the 1/5/15-minute load when the result is written (the 15-minute
+    figure covers most of a benchmark's run: a shared machine's load is part of its figures);
+    ``commit`` is the checkout measured (``+dirty``: its plugins had uncommitted changes).
+    """
     RESULTS.mkdir(parents=True, exist_ok=True)
     result = {
         "benchmark": name,
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "commit": measured_commit(),
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "platform": platform.platform(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
         },
         **result,
     }
