@@ -443,7 +443,7 @@ def accuracy(quick: bool) -> dict[str, Any]:
     noise_dir = HERE / "noise"
     shutil.copytree(SUBJECT, noise_dir)
     seconds.append(run_subject(noise_dir, noise_dir / "traces", samples, {}))
-    # The predictions of the default tracer (wrap on 3.11) come from a run without digests.
+    # The predictions of the default tracer (instrument on 3.11) come from a run without digests.
     pred = HERE / "pred"
     shutil.copytree(SUBJECT, pred)
     seconds.append(run_subject(pred, pred / "traces", samples, {}, digests=False))
@@ -567,7 +567,7 @@ def overhead(quick: bool) -> dict[str, Any]:
     reps = 2 if quick else 7
     py = f"{sys.version_info.major}.{sys.version_info.minor}"
     variants = {
-        f"{py} wrap (default)": (sys.executable, "wrap"),
+        f"{py} instrument (default)": (sys.executable, "instrument"),
         f"{py} settrace": (sys.executable, "settrace"),
     }
     for candidate in sorted(Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")):
