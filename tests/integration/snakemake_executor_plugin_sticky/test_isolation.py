@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import WORKFLOWS, SnakemakeRun, snakemake_command
+from tests.conftest import WORKFLOWS, SnakemakeRun, examples, snakemake_command
 
 pytestmark = pytest.mark.integration
 
@@ -146,8 +146,10 @@ EVERY_ENDING = [
 ]
 
 
+# Each example is three real Snakemake runs (local, direct, fork): 3 generated mixes plus the
+# explicit one in the default profile, 30 with HYPOTHESIS_PROFILE=full.
 @settings(
-    max_examples=1,
+    max_examples=examples(30),
     deadline=None,
     database=None,
     phases=[Phase.explicit, Phase.generate],  # no shrinking: each example is three real runs
