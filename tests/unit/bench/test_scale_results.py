@@ -145,3 +145,13 @@ def test_the_results_document_is_recomputed_from_the_runs():
     assert doc["runs"] == runs
     assert doc["summary"] == scale.summarize(runs)
     assert doc["goals"] == scale.goals(runs)
+
+
+def test_the_rss_goal_is_2_gib_and_the_figure_is_given_in_mib_and_mb():
+    """The issue's "2 GB" is read as 2 GiB (2,048 MiB); 2,000 MB would be 1,907 MiB. The
+    kept 150k figure, 2,024 MiB, is under 2 GiB but 2,122 MB: over 2 GB in SI units."""
+    goal = scale.goals([run(PATCH, 150000, LATE, 592.0, rss=2023.6)])["main_peak_rss"]
+    assert goal["target"] == "main-process peak RSS under 2 GiB (2,048 MiB; 2,147 MB) at 150000"
+    assert goal["by_variant"][PATCH] == "met: 2,024 MiB (2,122 MB) at 150000"
+    at_the_limit = scale.goals([run(PATCH, 150000, LATE, 592.0, rss=2048.0)])
+    assert status(at_the_limit, "main_peak_rss") == "not met"
