@@ -25,7 +25,7 @@ from typing import Optional
 
 import networkx as nx
 
-from ._model import Job, Process, StateNote, Trace
+from ._model import Job, Process, StateNote, Trace, gc_paused
 
 HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
 SUPER_SOURCE = -1
@@ -297,6 +297,7 @@ def _serving(proc: "Process", clock: int) -> Optional[str]:
     return _last_request(proc, clock)
 
 
+@gc_paused()
 def build_order(trace: Trace) -> Order:
     """Build the partial order: messages, file write -> read, job start and end edges."""
     timelines: dict[str, Timeline] = {}

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from ._model import Comm, Job, Process, StateNote, Trace
+from ._model import Comm, Job, Process, StateNote, Trace, gc_paused
 from ._schema import REQUIRED_FIELDS, SCHEMA_VERSION, job_key
 
 MAX_BAD_FRACTION = 0.2
@@ -29,6 +29,7 @@ class LogFormatError(Exception):
         self.problem = problem
 
 
+@gc_paused()
 def read_logs(directory: "str | Path") -> Trace:
     """Read every ``*.jsonl`` DISTEA log under ``directory`` (and plain Snakemake logs)."""
     root = Path(directory)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ._model import Process, Trace
+from ._model import Process, Trace, gc_paused
 from ._order import Order
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ class ImpactResult:
     _functions: Optional[list[Impact]] = None
 
     @property
+    @gc_paused()
     def functions(self) -> list[Impact]:
         """Every impacted (function, job) as a row, sorted; built on first use (a million-event
         query can impact hundreds of thousands of them)."""
@@ -590,6 +591,7 @@ def workflow_of(order: Order) -> "Optional[Workflow]":
     return order.__dict__["workflow"]
 
 
+@gc_paused()
 def impact(
     order: Order,
     changes: list[Change],

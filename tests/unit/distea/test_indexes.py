@@ -1,6 +1,7 @@
 """The indexes behind the analysis's speed (a million-event trace in seconds) give the answers
 of the plain scans they replace: the job a worker served at a clock, a path's read in a
-request, the causal chain of a reached point, normalised paths, a worker's job pairs."""
+request, the causal chain of a reached point, normalised paths, a worker's job pairs; and the
+garbage collector's pause restores its state."""
 
 import random
 
@@ -150,3 +151,30 @@ def test_function_query_matches_ids_outside_the_table(logs):
     proc.__dict__.pop("_arrays", None)
     after = impact(order, [Change.parse("func:lib.f1")])
     assert not any(n == "script:k" for n, _, _ in after.sources)
+
+
+def test_gc_paused_restores_the_collector_state():
+    import gc
+
+    from distea._model import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block leaves it to the outer one
+    assert gc.isenabled()
+    try:
+        with gc_paused():
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # was off before: stays off
+    finally:
+        gc.enable()
