@@ -25,7 +25,7 @@ from typing import Optional
 
 import networkx as nx
 
-from ._model import Job, Process, StateNote, Trace
+from ._model import Job, Process, StateNote, Trace, gc_paused
 
 HUB_ROLES = frozenset({"sticky-manager", "snakemake"})
 SUPER_SOURCE = -1
@@ -68,9 +68,34 @@ class Order:
     edge_why: dict[tuple[int, int], str]
     executor: dict[str, list[tuple[str, int]]]
     """Job key -> [(process, clock at which the process began serving it)]."""
-    edge_kind: dict[tuple[str, str], str] = field(default_factory=dict)
-    """(job, job) -> how a change can pass between them: ``file``, ``state`` (a sticky
-    worker's carried state) or ``message``; for the job graph of the report."""
+    kinds: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    """:attr:`edge_kind` without the pairs of :attr:`carried` (added on first use)."""
+    carried: list[list[str]] = field(default_factory=list, repr=False)
+    """The jobs served one after another, in order, by each worker without state evidence
+    (its state carries from each to every later one)."""
+
+    @property
+    def edge_kind(self) -> dict[tuple[str, str], str]:
+        """(job, job) -> how a change can pass between them: ``file``, ``state`` (a sticky
+        worker's carried state) or ``message``; for the job graph of the report.
+
+        Built on first use: a worker without state evidence pairs every job it served with
+        every later one, quadratic in its requests (a million-event trace: most of the
+        memory of the order, and no query needs them).
+        """
+        kinds = self.kinds
+        while self.carried:
+            served = self.carried.pop(0)
+            # Pairs already known keep their kind (as setdefault would).
+            kinds.update(
+                {
+                    (first, later): "state"
+                    for i, first in enumerate(served)
+                    for later in served[i + 1 :]
+                    if (first, later) not in kinds
+                }
+            )
+        return kinds
 
     def label(self, name: str, clock: Optional[int] = None) -> str:
         """A timeline as a reader knows it: the job it ran, or the worker and its job."""
@@ -147,24 +172,58 @@ class Reach:
         """(source index, steps) of the causal chain bringing a source to ``name`` at ``clock``."""
         order = self.order
         line = order.timelines[name]
-        for index, (n, c) in enumerate(self.sources):
-            if n == name and c <= clock:
-                until = line.until(c)
-                if until is None or clock < until:
-                    return index, []
-        node = order.timelines[name].segment(clock)
-        steps: list[str] = []
-        while node in self.preds:
-            prev = self.preds[node]
+        for index, c, until in self._sources_of().get(name, ()):
+            if c <= clock and (until is None or clock < until):
+                return index, []
+        entry, steps = self._walk(line.segment(clock))
+        return entry, list(steps)
+
+    def _sources_of(self) -> dict[str, list[tuple[int, int, Optional[int]]]]:
+        """Timeline -> its source points as (index, clock, first cut after it), in source
+        order; built once (a query asks for a chain per impacted timeline)."""
+        by_name = self.__dict__.get("_by_name")
+        if by_name is None:
+            by_name = {}
+            timelines = self.order.timelines
+            for index, (n, c) in enumerate(self.sources):
+                line = timelines.get(n)
+                if line is not None:
+                    by_name.setdefault(n, []).append((index, c, line.until(c)))
+            self.__dict__["_by_name"] = by_name
+        return by_name
+
+    def _walk(self, node: int) -> tuple[Optional[int], tuple[str, ...]]:
+        """(entry source index, steps source first) of the path from the super-source to
+        ``node`` in the BFS tree; memoised per node, so that the chains of a query cost the
+        size of the tree, not the sum of its path lengths."""
+        memo: dict[int, tuple[Optional[int], tuple[str, ...]]] = self.__dict__.setdefault(
+            "_walks", {}
+        )
+        preds, why_of = self.preds, self.order.edge_why
+        path: list[int] = []
+        found: tuple[Optional[int], tuple[str, ...]]
+        while True:
+            if node in memo:
+                found = memo[node]
+                break
+            if node not in preds:
+                found = (None, ())
+                break
+            prev = preds[node]
             if prev == SUPER_SOURCE:
-                if node in self.entry_why:
-                    steps.append(self.entry_why[node])
-                return self.entry.get(node), steps[::-1]
-            why = order.edge_why.get((prev, node))
-            if why:
-                steps.append(why)
+                entry_why = self.entry_why
+                found = (self.entry.get(node), (entry_why[node],) if node in entry_why else ())
+                memo[node] = found
+                break
+            path.append(node)
             node = prev
-        return None, steps[::-1]
+        index, steps = found
+        for node in reversed(path):
+            why = why_of.get((preds[node], node))
+            if why:
+                steps = (*steps, why)
+            memo[node] = (index, steps)
+        return index, steps
 
 
 def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
@@ -184,28 +243,61 @@ def describe(trace: Trace, name: str, clock: Optional[int] = None) -> str:
     if proc.role == "worker":
         who = f"worker {proc.worker_id or name}"
         if clock is not None:
-            served = [c.job for c in proc.recvs if c.job and c.clock <= clock]
+            served = _last_request(proc, clock)
             if served:
-                return f"{who} (serving {served[-1]})"
+                return f"{who} (serving {served})"
         return who
     return name
+
+
+def _last_request(proc: "Process", clock: int) -> Optional[str]:
+    """The job of the last receipt with a job at or before ``clock``, in ``proc.recvs``
+    order (sorted by clock), else None; by bisection over an index built once per process
+    (rebuilt if ``recvs`` grew)."""
+    cached = proc.__dict__.get("_requests_index")
+    if cached is None or cached[0] != len(proc.recvs):
+        served = [c for c in proc.recvs if c.job]
+        times = [c.clock for c in served]
+        ordered = all(a <= b for a, b in zip(times, times[1:], strict=False))
+        cached = (len(proc.recvs), times, [c.job or "" for c in served], ordered)
+        proc.__dict__["_requests_index"] = cached
+    clocks: list[int] = cached[1]
+    jobs: list[str] = cached[2]
+    if not cached[3]:  # not sorted by clock (a hand-built process): the plain scan
+        found = [job for c, job in zip(clocks, jobs, strict=True) if c <= clock]
+        return found[-1] if found else None
+    i = bisect.bisect_right(clocks, clock)
+    return jobs[i - 1] if i else None
 
 
 def _read_at(proc: "Process", path: str, since: int) -> Optional[int]:
     """The first logged read of ``path`` by ``proc`` at or after ``since`` (a worker logs one
     per request), else its first read at all."""
-    later = [c for p, c in proc.reads if p == path and c >= since]
-    return min(later) if later else proc.opens.get(path)
+    cached = proc.__dict__.get("_reads_index")
+    if cached is None or cached[0] != len(proc.reads):
+        by_path: dict[str, list[int]] = {}
+        for p, c in proc.reads:
+            by_path.setdefault(p, []).append(c)
+        for times in by_path.values():
+            times.sort()
+        cached = (len(proc.reads), by_path)
+        proc.__dict__["_reads_index"] = cached
+    clocks: Optional[list[int]] = cached[1].get(path)
+    if clocks:
+        i = bisect.bisect_left(clocks, since)
+        if i < len(clocks):
+            return clocks[i]
+    return proc.opens.get(path)
 
 
 def _serving(proc: "Process", clock: int) -> Optional[str]:
     """The job a process was running at ``clock`` (its own, or a worker's current request)."""
     if proc.job:
         return proc.job
-    served = [c.job for c in proc.recvs if c.job and c.clock <= clock]
-    return served[-1] if served else None
+    return _last_request(proc, clock)
 
 
+@gc_paused()
 def build_order(trace: Trace) -> Order:
     """Build the partial order: messages, file write -> read, job start and end edges."""
     timelines: dict[str, Timeline] = {}
@@ -381,11 +473,13 @@ def build_order(trace: Trace) -> Order:
     for line in timelines.values():
         line.sends.sort()
     trace.jobs.update({k: j for k, j in jobs.items() if k not in trace.jobs})
-    # Jobs served one after another by a worker without state evidence: state carries.
-    for name, proc in procs.items():
-        if proc.role == "worker" and name not in cuts:
-            served = [c.job for c in proc.recvs if c.job]
-            for i, first in enumerate(served):
-                for later in served[i + 1 :]:
-                    kinds.setdefault((first, later), "state")
-    return Order(trace, graph, timelines, node_owner, node_start, edge_why, executor, kinds)
+    # Jobs served one after another by a worker without state evidence: state carries
+    # (their pairs are made when Order.edge_kind is first read).
+    carried = [
+        [c.job for c in proc.recvs if c.job]
+        for name, proc in procs.items()
+        if proc.role == "worker" and name not in cuts
+    ]
+    return Order(
+        trace, graph, timelines, node_owner, node_start, edge_why, executor, kinds, carried
+    )

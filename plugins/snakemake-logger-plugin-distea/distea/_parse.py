@@ -6,12 +6,13 @@ whole file meaningless (not a DISTEA log, written by a newer version) raises
 :class:`LogFormatError` naming the file and line and what to do.
 """
 
+import itertools
 import json
 import re
 from pathlib import Path
 from typing import Any, Optional
 
-from ._model import Comm, Job, Process, StateNote, Trace
+from ._model import Comm, Job, Process, StateNote, Trace, gc_paused
 from ._schema import REQUIRED_FIELDS, SCHEMA_VERSION, job_key
 
 MAX_BAD_FRACTION = 0.2
@@ -28,6 +29,7 @@ class LogFormatError(Exception):
         self.problem = problem
 
 
+@gc_paused()
 def read_logs(directory: "str | Path") -> Trace:
     """Read every ``*.jsonl`` DISTEA log under ``directory`` (and plain Snakemake logs)."""
     root = Path(directory)
@@ -92,7 +94,7 @@ def _read_jsonl(path: Path, trace: Trace) -> None:
 
 
 def _records(path: Path, lines: list[str], truncated: bool, trace: Trace) -> Any:
-    """Yield (line number, kind, record) for every readable record after the header.
+    """(line number, kind, record) of every readable record after the header.
 
     Fast path: a well-formed file is decoded by one ``json.loads`` call (the per-call cost of
     a million small ``loads`` dominates otherwise); on any damage, line by line, so that the
@@ -105,18 +107,20 @@ def _records(path: Path, lines: list[str], truncated: bool, trace: Trace) -> Any
     except ValueError:
         decoded = None
     if decoded is not None:
+        kinds: list[Any] = []
+        append = kinds.append
         try:
             for record in decoded:
                 kind = record["k"]
                 for name in required[kind]:
                     record[name]
+                append(kind)
             ok = True
         except (KeyError, TypeError):
             ok = False
-        if ok:
-            yield from ((n, r["k"], r) for n, r in enumerate(decoded, start=2))
-            return
-    yield from _records_slowly(path, lines, truncated, trace)
+        if ok:  # zipped in C: no generator frame per record
+            return zip(itertools.count(2), kinds, decoded)
+    return _records_slowly(path, lines, truncated, trace)
 
 
 def _records_slowly(path: Path, lines: list[str], truncated: bool, trace: Trace) -> Any:
@@ -167,7 +171,7 @@ def _read_process(
         proc.worker_id = head.get("worker_id")
         trace.processes[name] = proc
     fid, known = trace.function_id, trace.function_ids
-    ids, first, last = proc.fn_ids, proc.fn_first, proc.fn_last
+    ids, first, last = proc.fn_ids.append, proc.fn_first.append, proc.fn_last.append
     count = 0
     for number, kind, r in _records(path, lines, truncated, trace):
         count += 1
@@ -176,9 +180,9 @@ def _read_process(
                 a, b = r["c"]
                 f = r["f"]
                 i = known.get(f)
-                ids.append(fid(f) if i is None else i)
-                first.append(int(a))
-                last.append(int(b))
+                ids(fid(f) if i is None else i)
+                first(int(a))
+                last(int(b))
             elif kind == "send":
                 proc.sends.append(Comm(str(r["m"]), int(r["c"]), r.get("to"), r.get("job")))
             elif kind == "recv":

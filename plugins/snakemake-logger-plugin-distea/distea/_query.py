@@ -10,6 +10,7 @@ read, a template's state build, a job's start). Everything that happens after a 
 * jobs: those whose end is reached; outputs: the outputs of those jobs.
 """
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ._model import Process, Trace
+from ._model import Process, Trace, gc_paused
 from ._order import Order
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class ImpactResult:
     _functions: Optional[list[Impact]] = None
 
     @property
+    @gc_paused()
     def functions(self) -> list[Impact]:
         """Every impacted (function, job) as a row, sorted; built on first use (a million-event
         query can impact hundreds of thousands of them)."""
@@ -231,6 +233,9 @@ def _function_points(
     )
     blind: list[str] = []
     unseen: list[str] = []
+    # Membership of the matching ids as a table lookup (np.isin per process costs a sort).
+    wanted = np.zeros(len(trace.functions) + 1, dtype=bool)
+    wanted[ids] = True
     for name, proc in trace.processes.items():
         if name not in order.timelines:
             continue
@@ -238,7 +243,10 @@ def _function_points(
         if not len(fids):
             continue
         clocks: list[int] = []
-        mask = np.isin(fids, ids)
+        if fids.min() >= 0 and fids.max() < len(wanted):
+            mask = wanted[fids]
+        else:  # ids not from this trace's table (a hand-built trace)
+            mask = np.isin(fids, ids)
         if mask.any():
             clocks.append(int(first[mask].min()))
         cuts = order.timelines[name].cuts
@@ -468,9 +476,13 @@ def _param_points(
         )
 
 
+@functools.lru_cache(maxsize=65536)
 def normalise_path(path: str, workdir: Optional[str]) -> str:
     """A file as the logs name it: relative to the workflow directory, ``./`` and ``..``
-    resolved (``file:/abs/wf/data/C.csv`` and ``file:./data/C.csv`` are the same file)."""
+    resolved (``file:/abs/wf/data/C.csv`` and ``file:./data/C.csv`` are the same file).
+
+    Pure string work, cached: a file query normalises every logged read and declared input.
+    """
     text = os.path.normpath(path)
     if os.path.isabs(text) and workdir:
         root = os.path.normpath(workdir)
@@ -579,6 +591,7 @@ def workflow_of(order: Order) -> "Optional[Workflow]":
     return order.__dict__["workflow"]
 
 
+@gc_paused()
 def impact(
     order: Order,
     changes: list[Change],
