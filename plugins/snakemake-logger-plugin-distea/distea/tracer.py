@@ -18,7 +18,7 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
   DISABLEd after its first event, so foreign code costs nothing afterwards. A workflow
   function's event is DISABLEd too when it fires again while recording it could not change
   the record (an entry of a function in the epoch, a return that would store the clock
-  already stored), and every clock change re-enables those (:meth:`ProcessTrace._moved`),
+  already stored), and every clock change re-enables those (:meth:`ProcessTrace._unmute`),
   and only those: a hot function costs nothing between clock changes.
 * ``instrument`` (default on 3.11; ``wrap`` is an old name for it): the workflow's functions
   record themselves. An import hook compiles the workflow's modules with rewritten function
@@ -120,6 +120,8 @@ class ProcessTrace:
         self._digest: dict[tuple[CodeType, str], list[Any]] = {}
         self._muted: dict[CodeType, None] = {}
         """Workflow code with events DISABLEd since the clock last changed (monitoring)."""
+        self._changing = 0
+        """Clock changes under way (between _unmute() and its ``-= 1``): nothing mutes."""
         self._dumped = False
         self._functions_on = False
         self.workflow_code_reads_only = bool(extra.pop("workflow_code_reads_only", False))
@@ -140,15 +142,18 @@ class ProcessTrace:
     def _write(self, record: dict[str, Any]) -> None:
         self._out.write(json.dumps(record, separators=(",", ":")) + "\n")
 
-    def _moved(self) -> None:
-        """The clock changed: the events monitoring mode DISABLEd must fire again.
+    def _unmute(self) -> None:
+        """The clock is about to change: the events monitoring mode DISABLEd must fire again.
 
         An entry is DISABLEd only while its function is in the epoch and a return only while
         its stored clock is the current one; both may stop holding when the clock moves.
-        Call after every change of ``clock``. The swap below runs with no switch to another
-        thread in between (see _start_monitoring), so a code object muted after it (for the
-        new clock) stays in the new table.
+        Call before every change of ``clock``, and ``self._changing -= 1`` after it: in
+        between, no callback mutes. Re-enabling *before* the change matters with threads: a
+        muted call that another thread makes before the re-enabling is a no-op at the old
+        clock, while one made after the change would be lost. The swap below runs with no
+        switch to another thread in between (see _muting_callbacks).
         """
+        self._changing += 1
         muted = self._muted
         if muted:
             self._muted = {}
@@ -158,16 +163,20 @@ class ProcessTrace:
     def _rearm(codes: dict[CodeType, None]) -> None:
         """Re-enable the DISABLEd recording events of ``codes`` (set in monitoring mode)."""
 
-    def _tick_epoch(self) -> int:
-        """Advance the clock at a communication event, closing the current epoch."""
-        self.clock += 1
+    def _tick_epoch(self, sender_clock: int = 0) -> int:
+        """Advance the clock at a communication event, closing the current epoch (past
+        ``sender_clock`` at a receipt: the Lamport rule)."""
+        self._unmute()
+        # The value set, not self.clock read again: another thread's first entry may have
+        # moved it since (that entry is in the new epoch, after this event).
+        self.clock = clock = max(self.clock, sender_clock) + 1
         if self._epoch:
             # The epoch dict stays the same object: instrumented code holds it (via builtins).
             self._code_epochs += 1
             self._closed.append(self._epoch.copy())
             self._epoch.clear()
-        self._moved()
-        return self.clock
+        self._changing -= 1
+        return clock
 
     def send(self, message_id: str, to: str, job: Optional[str] = None) -> int:
         """Log a message about to be sent; return the clock to piggyback on it."""
@@ -181,25 +190,26 @@ class ProcessTrace:
     ) -> int:
         """Log a received message; the Lamport rule moves this clock past the sender's."""
         with self._lock:
-            self.clock = max(self.clock, int(sender_clock))
-            clock = self._tick_epoch()
+            clock = self._tick_epoch(int(sender_clock))
             self._write({"k": "recv", "m": message_id, "c": clock, "from": sender, "job": job})
             return clock
 
     def note_template(self, name: str) -> None:
         """A sticky template's state starts building here (the source of a template change)."""
         with self._lock:
-            self.clock += 1
-            self._moved()
-            self._write({"k": "tmpl", "n": name, "c": self.clock})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "tmpl", "n": name, "c": clock})
 
     def note_state(self, job: Optional[str], written: Optional[bool], evidence: str) -> None:
         """Whether the carried state of this (sticky worker) process changed while serving
         ``job``: the evidence that a change can, or cannot, reach the next job it serves."""
         with self._lock:
-            self.clock += 1
-            self._moved()
-            record = {"k": "state", "c": self.clock, "job": job, "w": written, "e": evidence}
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            record = {"k": "state", "c": clock, "job": job, "w": written, "e": evidence}
             self._write(record)
 
     def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
@@ -272,9 +282,10 @@ class ProcessTrace:
             if (name, job or "") in self._params:
                 return
             self._params.add((name, job or ""))
-            self.clock += 1
-            self._moved()
-            self._write({"k": "param", "n": name, "c": self.clock, "job": job})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "param", "n": name, "c": clock, "job": job})
 
     # ------------------------------------------------------------------ job contexts
     def begin_context(self) -> Optional[tuple[int, int]]:
@@ -328,9 +339,10 @@ class ProcessTrace:
             if path in self._opened:
                 return
             self._opened.add(path)
-            self.clock += 1
-            self._moved()
-            self._write({"k": "open", "p": path, "c": self.clock})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "open", "p": path, "c": clock})
 
     # ------------------------------------------------------------------ functions
     def alias(self, real_file: str, shown_file: str) -> None:
@@ -360,9 +372,10 @@ class ProcessTrace:
         exactly when m returned after c first started, and c's first entry took a fresh
         clock value, so returns need no tick of their own (and the hot path stays cheap).
         """
-        self.clock += 1
-        span = self._epoch[code] = [self.clock, self.clock]
-        self._moved()
+        self._unmute()
+        self.clock = clock = self.clock + 1
+        span = self._epoch[code] = [clock, clock]
+        self._changing -= 1
         return span
 
     def _enter(self, code: Any) -> None:
@@ -641,16 +654,18 @@ class ProcessTrace:
         The recording tool's callbacks DISABLE an event when it fires again while recording
         it could not change the record: an entry of a function already in the epoch, a
         return that would store the clock its span already holds (it fired at this clock
-        already: a function called once per clock value never pays for muting). _moved()
-        re-enables exactly those code objects at the next clock change; sys.monitoring's
+        already: a function called once per clock value never pays for muting). _unmute()
+        re-enables exactly those code objects before the next clock change; sys.monitoring's
         restart_events() would re-enable every DISABLEd location, foreign code's too, at a
         cost per clock change that grows with all the code the process runs.
 
         Threads: from the membership test to the return, a muting callback runs only
         instructions at which CPython never switches threads (no call, no backward jump),
-        so no clock change falls between what it reads and what it DISABLEs. _rearm()
-        switches each code object's events off and on again (which re-enables its DISABLEd
-        ones) from one C-level loop, so no other thread runs that code in between.
+        so no clock change (nor _unmute()'s swap of the table) falls between what it reads
+        and what it DISABLEs, and it mutes nothing while a clock change is under way
+        (``_changing``). _rearm() switches each code object's events off and on again
+        (which re-enables its DISABLEd ones) from one C-level loop, so no other thread runs
+        that code in between.
         """
         import collections
         import itertools
@@ -688,7 +703,7 @@ class ProcessTrace:
 
         def record_start(code: CodeType, offset: int) -> Any:
             if code in epoch:
-                if epoch[code][1] == trace.clock:
+                if epoch[code][1] == trace.clock and not trace._changing:
                     trace._muted[code] = None
                     return disable
                 return None
@@ -698,7 +713,7 @@ class ProcessTrace:
         def record_finish(code: CodeType, offset: int, value: Any) -> Any:
             if code in epoch:
                 span = epoch[code]
-                if span[1] == trace.clock:
+                if span[1] == trace.clock and not trace._changing:
                     trace._muted[code] = None
                     return disable
                 span[1] = trace.clock

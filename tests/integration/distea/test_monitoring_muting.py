@@ -323,3 +323,68 @@ OPS = st.recursive(
 def test_muting_is_invisible_on_generated_programs(tmp_path, program):
     folder = tmp_path / f"p{abs(hash(json.dumps(program))) % 10**8}"
     _differential(folder, PYTHONS[0], json.loads(json.dumps(program)))
+
+
+RACE = """
+import sys
+import threading
+
+sys.path.insert(0, {plugins!r})
+from distea import tracer
+
+sys.setswitchinterval(1e-5)  # switch threads often: the worker runs between any two steps
+trace = tracer.start("script", job="J")
+import spinner
+
+worker = threading.Thread(target=spinner.spin)
+worker.start()
+for i in range(150):
+    trace.send(f"m{{i}}", "peer")
+    seen = spinner.COUNT[0]
+    while spinner.COUNT[0] < seen + 2:  # the worker called again after the send
+        pass
+spinner.STOP[0] = True
+worker.join()
+"""
+SPINNER = """
+COUNT = [0]
+STOP = [False]
+
+
+def tick():
+    COUNT[0] += 1
+
+
+def spin():
+    while not STOP[0]:
+        tick()
+"""
+
+
+@pytest.mark.skipif(not PYTHONS, reason="no Python 3.12+ interpreter here (sys.monitoring)")
+def test_muting_misses_no_epoch_of_a_thread_calling_while_another_sends(tmp_path):
+    """A thread calls a muted function in a loop while the main thread sends: a callback's
+    check and its DISABLE are never split by a clock change, so every epoch has the call."""
+    (tmp_path / "spinner.py").write_text(SPINNER)
+    (tmp_path / "main.py").write_text(RACE.format(plugins=str(PLUGINS)))
+    records, _ = _run_plain_script(tmp_path, PYTHONS[0])
+    sends = [r["c"] for r in records if r["k"] == "send"]
+    ticks = sorted(r["c"][0] for r in records if r["k"] == "fn" and r["f"] == "spinner.tick")
+    assert len(sends) == 150
+    for before, after in zip(sends, sends[1:] + [records[-1]["c"]], strict=True):
+        assert any(before < first < after for first in ticks), (before, after)
+
+
+def _run_plain_script(folder: Path, python: str) -> tuple[list[dict], str]:
+    traces = folder / "traces"
+    proc = subprocess.run(
+        [python, "main.py"],
+        cwd=folder,
+        env={"DISTEA_TRACE": str(traces), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (log,) = traces.glob("script-*.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()], proc.stdout
