@@ -15,8 +15,11 @@ tracer has to instrument functions that already exist) and runs ``import distea.
 Variants: untraced, the default tracer, ``settrace`` (sees every call, at 3.11's slow-path
 price), and with ``--baseline DIR`` the default tracer of another checkout's
 ``plugins/snakemake-logger-plugin-distea`` (or ``plugins/`` before the split)
-(e.g. ``main``'s ``wrap`` tracer). Measure: the child's CPU seconds (user+sys), which other
-load on a shared machine disturbs far less than wall time; runs interleaved (ABAB...), median.
+(e.g. ``main``'s ``wrap`` tracer). When a Python 3.12+ interpreter is found (on ``PATH`` or
+under ``~/.pyenv/versions``), also that interpreter untraced and with its default
+``sys.monitoring`` tracer (and the baseline's), its ratios taken against its own untraced
+run. Measure: the child's CPU seconds (user+sys), which other load on a shared machine
+disturbs far less than wall time; runs interleaved (ABAB...), median.
 """
 
 import argparse
@@ -123,19 +126,44 @@ def _measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, flo
     return cpu, wall, proc.stdout
 
 
+def python_with_monitoring() -> Optional[str]:
+    """A Python 3.12+ interpreter on this machine (``sys.monitoring``), if any."""
+    candidates = [shutil.which(f"python3.{minor}") for minor in (12, 13, 14)]
+    candidates += sorted(map(str, Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")))
+    for candidate in filter(None, candidates):
+        probe = [candidate, "-c", "import sys; sys.monitoring"]
+        if subprocess.run(probe, capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def _version(python: str) -> str:
+    probe = [python, "-c", "import sys; print(sys.version.split()[0])"]
+    return subprocess.run(probe, capture_output=True, text=True).stdout.strip()
+
+
 def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
     shutil.rmtree(HERE, ignore_errors=True)
     HERE.mkdir(parents=True)
     reps = 3 if quick else 7
-    variants: dict[str, tuple[Path, Optional[str]]] = {
-        "untraced": (DISTEA_ROOT, None),
-        "default (instrument)": (DISTEA_ROOT, ""),
-        "settrace": (DISTEA_ROOT, "settrace"),
+    # label -> (distea import root, trace mode (None: untraced), interpreter, untraced label)
+    variants: dict[str, tuple[Path, Optional[str], str, str]] = {
+        "untraced": (DISTEA_ROOT, None, sys.executable, "untraced"),
+        "default (instrument)": (DISTEA_ROOT, "", sys.executable, "untraced"),
+        "settrace": (DISTEA_ROOT, "settrace", sys.executable, "untraced"),
     }
     if baseline is not None:
-        variants["baseline default"] = (baseline, "")
+        variants["baseline default"] = (baseline, "", sys.executable, "untraced")
+    modern = python_with_monitoring()
+    if modern is not None:
+        untraced = "3.12+ untraced"
+        variants[untraced] = (DISTEA_ROOT, None, modern, untraced)
+        variants["3.12+ default (monitoring)"] = (DISTEA_ROOT, "", modern, untraced)
+        if baseline is not None:
+            variants["3.12+ baseline default"] = (baseline, "", modern, untraced)
     out: dict[str, Any] = {
         "python": sys.version.split()[0],
+        "python_monitoring": _version(modern) if modern else None,
         "measure": "median over interleaved runs of the child's CPU seconds (user+sys); wall too",
         "reps": reps,
         "baseline_plugins": str(baseline) if baseline else None,
@@ -151,7 +179,7 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
         order = list(variants)
         for rep in range(reps):
             for label in order if rep % 2 == 0 else order[::-1]:
-                plugins, mode = variants[label]
+                plugins, mode, python, _ = variants[label]
                 env = {**os.environ, "PYTHONPATH": f"{plugins}{os.pathsep}{HERE}"}
                 for key in ("DISTEA_TRACE", "DISTEA_TRACE_MODE", "DISTEA_DIGESTS"):
                     env.pop(key, None)
@@ -161,16 +189,17 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
                     env["DISTEA_TRACE"] = str(traces)
                     if mode:
                         env["DISTEA_TRACE_MODE"] = mode
-                c, w, stdout = _measure([sys.executable, f"{name}.py", size], HERE, env)
+                c, w, stdout = _measure([python, f"{name}.py", size], HERE, env)
                 cpu[label].append(c)
                 wall[label].append(w)
                 answers[label].add(stdout.strip())
         if len({a for values in answers.values() for a in values}) != 1:
             sys.exit(f"{name}: traced and untraced runs printed different results: {answers}")
-        plain = statistics.median(cpu["untraced"])
-        plain_wall = statistics.median(wall["untraced"])
         rows: dict[str, Any] = {"size": size}
         for label in variants:
+            base_label = variants[label][3]
+            plain = statistics.median(cpu[base_label])
+            plain_wall = statistics.median(wall[base_label])
             c, w = statistics.median(cpu[label]), statistics.median(wall[label])
             rows[label] = {
                 "cpu_s": round(c, 3),
@@ -178,7 +207,7 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
                 "wall_ratio": round(w / plain_wall, 3),
             }
             print(
-                f"{name:10s} {label:22s} CPU {c:6.2f} s  {c / plain:5.3f}x"
+                f"{name:10s} {label:26s} CPU {c:6.2f} s  {c / plain:5.3f}x"
                 f"  (wall {w / plain_wall:5.3f}x)"
             )
         if "baseline default" in variants:
@@ -187,6 +216,12 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
                 statistics.median(cpu["default (instrument)"]) / base, 3
             )
             print(f"{name:10s} default / baseline default = {rows['default_vs_baseline']:.3f}x")
+        if "3.12+ baseline default" in variants:
+            base = statistics.median(cpu["3.12+ baseline default"])
+            rows["monitoring_vs_baseline"] = round(
+                statistics.median(cpu["3.12+ default (monitoring)"]) / base, 3
+            )
+            print(f"{name:10s} 3.12+ default / baseline = {rows['monitoring_vs_baseline']:.3f}x")
         out["workloads"][name] = rows
     return out
 

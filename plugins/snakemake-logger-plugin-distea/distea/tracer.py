@@ -15,7 +15,11 @@ they happen (they survive a killed process); function records are written by :me
 Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
 
 * ``monitoring`` (default on 3.12+): ``sys.monitoring``; a code object outside the workflow is
-  DISABLEd after its first event, so foreign code costs nothing afterwards.
+  DISABLEd after its first event, so foreign code costs nothing afterwards. A workflow
+  function's event is DISABLEd too when it fires again while recording it could not change
+  the record (an entry of a function in the epoch, a return that would store the clock
+  already stored), and every clock change re-enables those (:meth:`ProcessTrace._unmute`),
+  and only those: a hot function costs nothing between clock changes.
 * ``instrument`` (default on 3.11; ``wrap`` is an old name for it): the workflow's functions
   record themselves. An import hook compiles the workflow's modules with rewritten function
   bodies (:mod:`distea._instrument`), functions that already exist when tracing starts get
@@ -79,6 +83,11 @@ class ProcessTrace:
     # they carry nothing there (see snakemake_executor_plugin_sticky._isolation).
     carries_rng = True
 
+    # Monitoring mode DISABLEs a workflow function's events while recording them again would
+    # not change the record (see _start_monitoring); False keeps every event (the reference
+    # the differential test compares with).
+    mute_monitoring = True
+
     def __init__(
         self,
         directory: "str | os.PathLike[str]",
@@ -109,6 +118,10 @@ class ProcessTrace:
         self._opened: set[str] = set()
         self._params: set[tuple[str, str]] = set()
         self._digest: dict[tuple[CodeType, str], list[Any]] = {}
+        self._muted: dict[CodeType, None] = {}
+        """Workflow code with events DISABLEd since the clock last changed (monitoring)."""
+        self._changing = 0
+        """Clock changes under way (between _unmute() and its ``-= 1``): nothing mutes."""
         self._dumped = False
         self._functions_on = False
         self.workflow_code_reads_only = bool(extra.pop("workflow_code_reads_only", False))
@@ -129,15 +142,41 @@ class ProcessTrace:
     def _write(self, record: dict[str, Any]) -> None:
         self._out.write(json.dumps(record, separators=(",", ":")) + "\n")
 
-    def _tick_epoch(self) -> int:
-        """Advance the clock at a communication event, closing the current epoch."""
-        self.clock += 1
+    def _unmute(self) -> None:
+        """The clock is about to change: the events monitoring mode DISABLEd must fire again.
+
+        An entry is DISABLEd only while its function is in the epoch and a return only while
+        its stored clock is the current one; both may stop holding when the clock moves.
+        Call before every change of ``clock``, and ``self._changing -= 1`` after it: in
+        between, no callback mutes. Re-enabling *before* the change matters with threads: a
+        muted call that another thread makes before the re-enabling is a no-op at the old
+        clock, while one made after the change would be lost. The swap below runs with no
+        switch to another thread in between (see _muting_callbacks).
+        """
+        self._changing += 1
+        muted = self._muted
+        if muted:
+            self._muted = {}
+            self._rearm(muted)
+
+    @staticmethod
+    def _rearm(codes: dict[CodeType, None]) -> None:
+        """Re-enable the DISABLEd recording events of ``codes`` (set in monitoring mode)."""
+
+    def _tick_epoch(self, sender_clock: int = 0) -> int:
+        """Advance the clock at a communication event, closing the current epoch (past
+        ``sender_clock`` at a receipt: the Lamport rule)."""
+        self._unmute()
+        # The value set, not self.clock read again: another thread's first entry may have
+        # moved it since (that entry is in the new epoch, after this event).
+        self.clock = clock = max(self.clock, sender_clock) + 1
         if self._epoch:
             # The epoch dict stays the same object: instrumented code holds it (via builtins).
             self._code_epochs += 1
             self._closed.append(self._epoch.copy())
             self._epoch.clear()
-        return self.clock
+        self._changing -= 1
+        return clock
 
     def send(self, message_id: str, to: str, job: Optional[str] = None) -> int:
         """Log a message about to be sent; return the clock to piggyback on it."""
@@ -151,23 +190,26 @@ class ProcessTrace:
     ) -> int:
         """Log a received message; the Lamport rule moves this clock past the sender's."""
         with self._lock:
-            self.clock = max(self.clock, int(sender_clock))
-            clock = self._tick_epoch()
+            clock = self._tick_epoch(int(sender_clock))
             self._write({"k": "recv", "m": message_id, "c": clock, "from": sender, "job": job})
             return clock
 
     def note_template(self, name: str) -> None:
         """A sticky template's state starts building here (the source of a template change)."""
         with self._lock:
-            self.clock += 1
-            self._write({"k": "tmpl", "n": name, "c": self.clock})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "tmpl", "n": name, "c": clock})
 
     def note_state(self, job: Optional[str], written: Optional[bool], evidence: str) -> None:
         """Whether the carried state of this (sticky worker) process changed while serving
         ``job``: the evidence that a change can, or cannot, reach the next job it serves."""
         with self._lock:
-            self.clock += 1
-            record = {"k": "state", "c": self.clock, "job": job, "w": written, "e": evidence}
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            record = {"k": "state", "c": clock, "job": job, "w": written, "e": evidence}
             self._write(record)
 
     def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
@@ -240,8 +282,10 @@ class ProcessTrace:
             if (name, job or "") in self._params:
                 return
             self._params.add((name, job or ""))
-            self.clock += 1
-            self._write({"k": "param", "n": name, "c": self.clock, "job": job})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "param", "n": name, "c": clock, "job": job})
 
     # ------------------------------------------------------------------ job contexts
     def begin_context(self) -> Optional[tuple[int, int]]:
@@ -295,8 +339,10 @@ class ProcessTrace:
             if path in self._opened:
                 return
             self._opened.add(path)
-            self.clock += 1
-            self._write({"k": "open", "p": path, "c": self.clock})
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "open", "p": path, "c": clock})
 
     # ------------------------------------------------------------------ functions
     def alias(self, real_file: str, shown_file: str) -> None:
@@ -326,8 +372,10 @@ class ProcessTrace:
         exactly when m returned after c first started, and c's first entry took a fresh
         clock value, so returns need no tick of their own (and the hot path stays cheap).
         """
-        self.clock += 1
-        span = self._epoch[code] = [self.clock, self.clock]
+        self._unmute()
+        self.clock = clock = self.clock + 1
+        span = self._epoch[code] = [clock, clock]
+        self._changing -= 1
         return span
 
     def _enter(self, code: Any) -> None:
@@ -573,20 +621,119 @@ class ProcessTrace:
             return None
 
         events = mon.events
+        recording = events.PY_START | events.PY_RESUME | events.PY_RETURN | events.PY_YIELD
+        arm: Any = None
+        muting = self._muting_callbacks(mon, recording) if self.mute_monitoring else None
+        if muting is not None:  # else every event fires (no second tool id was free)
+            start, finish, arm = muting
         mon.register_callback(tool, events.PY_START, start)
         mon.register_callback(tool, events.PY_RESUME, start)
         mon.register_callback(tool, events.PY_RETURN, finish)
         mon.register_callback(tool, events.PY_YIELD, finish)
-        mon.set_events(
-            tool, events.PY_START | events.PY_RESUME | events.PY_RETURN | events.PY_YIELD
-        )
+        mon.set_events(tool, recording)
         self._monitoring_tool = tool
         frame: Optional[FrameType] = sys._getframe(2)
         while frame is not None:
             ok = wanted.get(frame.f_code)
             if ok is None and decide(frame.f_code):
                 enter(frame.f_code)
+                if arm is not None:
+                    arm(frame.f_code)
             frame = frame.f_back
+
+    def _muting_callbacks(  # pragma: no cover - Python 3.12+ only
+        self, mon: Any, recording: int
+    ) -> Optional[tuple[Any, Any, Any]]:
+        """The global callbacks of muting monitoring mode (they only find the workflow's code)
+        and ``arm``, which gives a workflow code object the local events that record it; None
+        when no second tool id is free.
+
+        Two tools. The profiler tool's global events see every code object at each of its
+        locations once: foreign code is DISABLEd for good; workflow code is recorded, gets
+        the recording tool's local events, and is DISABLEd there for the profiler tool too.
+        The recording tool's callbacks DISABLE an event when it fires again while recording
+        it could not change the record: an entry of a function already in the epoch, a
+        return that would store the clock its span already holds (it fired at this clock
+        already: a function called once per clock value never pays for muting). _unmute()
+        re-enables exactly those code objects before the next clock change; sys.monitoring's
+        restart_events() would re-enable every DISABLEd location, foreign code's too, at a
+        cost per clock change that grows with all the code the process runs.
+
+        Threads: from the membership test to the return, a muting callback runs only
+        instructions at which CPython never switches threads (no call, no backward jump),
+        so no clock change (nor _unmute()'s swap of the table) falls between what it reads
+        and what it DISABLEs, and it mutes nothing while a clock change is under way
+        (``_changing``). _rearm() switches each code object's events off and on again
+        (which re-enables its DISABLEd ones) from one C-level loop, so no other thread runs
+        that code in between.
+        """
+        import collections
+        import itertools
+
+        local = next((i for i in (3, 4) if mon.get_tool(i) is None), None)
+        if local is None:
+            return None
+        mon.use_tool_id(local, "distea-recording")
+        set_local = mon.set_local_events
+        wanted, decide, enter, leave = self._wanted, self._decide, self._enter, self._leave
+        epoch, first, trace, disable = self._epoch, self._first, self, mon.DISABLE
+        armed: dict[CodeType, None] = {}
+
+        def arm(code: CodeType) -> None:
+            armed[code] = None
+            set_local(local, code, recording)
+
+        def find_start(code: CodeType, offset: int) -> Any:
+            ok = wanted.get(code)
+            if ok is None:
+                ok = decide(code)
+            if ok:
+                arm(code)
+                enter(code)  # the recording tool may not see this event (recording twice is
+            return disable  # harmless: an entry and a store of the clock are idempotent)
+
+        def find_finish(code: CodeType, offset: int, value: Any) -> Any:
+            ok = wanted.get(code)
+            if ok is None:
+                ok = decide(code)
+            if ok:
+                arm(code)
+                leave(code)
+            return disable
+
+        def record_start(code: CodeType, offset: int) -> Any:
+            if code in epoch:
+                if epoch[code][1] == trace.clock and not trace._changing:
+                    trace._muted[code] = None
+                    return disable
+                return None
+            first(code)
+            return None
+
+        def record_finish(code: CodeType, offset: int, value: Any) -> Any:
+            if code in epoch:
+                span = epoch[code]
+                if span[1] == trace.clock and not trace._changing:
+                    trace._muted[code] = None
+                    return disable
+                span[1] = trace.clock
+                return None
+            first(code)  # a return with no entry in this epoch
+            return None
+
+        def rearm(codes: dict[CodeType, None]) -> None:
+            off_on = itertools.cycle((0, recording))
+            twice = itertools.chain.from_iterable(zip(codes, codes, strict=True))
+            collections.deque(map(set_local, itertools.repeat(local), twice, off_on), maxlen=0)
+
+        events = mon.events
+        mon.register_callback(local, events.PY_START, record_start)
+        mon.register_callback(local, events.PY_RESUME, record_start)
+        mon.register_callback(local, events.PY_RETURN, record_finish)
+        mon.register_callback(local, events.PY_YIELD, record_finish)
+        self._recording_tool = local, armed
+        self._rearm = rearm  # type: ignore[method-assign]
+        return find_start, find_finish, arm
 
     def _stop_functions(self) -> None:
         if not self._functions_on:
@@ -595,6 +742,17 @@ class ProcessTrace:
         if tool is not None:  # pragma: no cover - Python 3.12+ only
             sys.monitoring.set_events(tool, 0)  # type: ignore[attr-defined]
             sys.monitoring.free_tool_id(tool)  # type: ignore[attr-defined]
+            recording = getattr(self, "_recording_tool", None)
+            if recording is not None:  # no workflow code records after the dump
+                mon, (local, armed) = sys.monitoring, recording  # type: ignore[attr-defined]
+                for code in list(armed):
+                    mon.set_local_events(local, code, 0)
+                for event in (mon.events.PY_START, mon.events.PY_RESUME):
+                    mon.register_callback(local, event, None)
+                for event in (mon.events.PY_RETURN, mon.events.PY_YIELD):
+                    mon.register_callback(local, event, None)
+                mon.free_tool_id(local)
+            self._muted = {}
         elif self.mode == "instrument":
             if self._finder in sys.meta_path:
                 sys.meta_path.remove(self._finder)
