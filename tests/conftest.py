@@ -97,11 +97,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     path = hypothesis_utf8_table()
     if path.exists():
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with gzip.GzipFile(tmp, "wb", mtime=1) as f:
-        f.write(json.dumps(UTF8_INTERVALS).encode())
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.GzipFile(tmp, "wb", mtime=1) as f:
+            f.write(json.dumps(UTF8_INTERVALS).encode())
+        os.replace(tmp, path)
+    except OSError:
+        # A read-only checkout: hypothesis computes the table itself, as it always did.
+        tmp.unlink(missing_ok=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
