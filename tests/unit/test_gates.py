@@ -249,3 +249,10 @@ def test_the_utf8_table_given_to_hypothesis_is_what_utf8_encodes():
 
     assert intervals_from_codec("utf-8").intervals == UTF8_INTERVALS
     assert hypothesis_utf8_table().exists()
+
+
+def test_a_unit_test_that_leaks_a_file_fails(request):
+    """pyproject's filterwarnings shows ResourceWarnings; tests/unit/conftest.py makes them
+    errors for every unit test (a file left to the garbage collector fails its test)."""
+    marks = [a for m in request.node.iter_markers("filterwarnings") for a in m.args]
+    assert "error::ResourceWarning" in marks
