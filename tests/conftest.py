@@ -1,6 +1,7 @@
 """Shared test helpers: real Snakemake runs in temporary copies of test workflows."""
 
 import gc
+import gzip
 import importlib.util
 import json
 import math
@@ -70,6 +71,41 @@ def pytest_configure(config: pytest.Config) -> None:
     # Before any test module is imported (examples() runs when a module is); hypothesis' own
     # plugin then loads --hypothesis-profile, when given, over this one.
     settings.load_profile(hypothesis_profile_named(os.environ))
+
+
+# hypothesis' st.text() draws from the characters UTF-8 can encode. Without its cache (a fresh
+# clone has no .hypothesis/) it finds them by encoding each of the 1,114,112 code points one by
+# one: about 2.5 s of whichever test first draws text. UTF-8 encodes every code point but the
+# surrogates (U+D800 to U+DFFF), so that table is written where hypothesis caches it, in its
+# own format; one it cannot read it computes again, as before. The same characters are drawn
+# either way: tests/unit/test_gates.py checks the table against the codec and against what
+# hypothesis uses.
+UTF8_INTERVALS = ((0, 0xD7FF), (0xE000, sys.maxunicode))
+
+
+def hypothesis_utf8_table() -> Path:
+    """Where hypothesis caches the table of characters UTF-8 encodes."""
+    from hypothesis.internal.charmap import charmap_file
+
+    return Path(charmap_file("codec-utf-8"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # trylast: after hypothesis' plugin has ended its initialization (touching its storage
+    # before that is a HypothesisSideeffectWarning).
+    path = hypothesis_utf8_table()
+    if path.exists():
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.GzipFile(tmp, "wb", mtime=1) as f:
+            f.write(json.dumps(UTF8_INTERVALS).encode())
+        os.replace(tmp, path)
+    except OSError:
+        # A read-only checkout: hypothesis computes the table itself, as it always did.
+        tmp.unlink(missing_ok=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -71,6 +71,16 @@ PLUGINS = (
         "SNAKEMAKE_LOGGER_DISTEA",
         "Command-line flags or profile keys.",
     ),
+    PluginSettings(
+        "Incremental scheduler (`--scheduler incremental`)",
+        "snakemake-scheduler-plugin-incremental",
+        "snakemake_scheduler_plugin_incremental",
+        "SchedulerSettings",
+        "scheduler-incremental",
+        "SNAKEMAKE_SCHEDULER_INCREMENTAL",
+        "Command-line flags or profile keys (`profiles/local` sets `scheduler: incremental`). "
+        "See [scale](scale.md).",
+    ),
 )
 
 
@@ -101,7 +111,7 @@ def settings_page() -> str:
         "",
         "# Settings",
         "",
-        "Every setting of the three Snakemake plugins, read from their settings dataclasses "
+        "Every setting of the four Snakemake plugins, read from their settings dataclasses "
         "(what Snakemake turns into command-line flags). Values are checked before any job "
         "runs; a bad one stops the run with one line naming the flag, the value and what it "
         "must be.",

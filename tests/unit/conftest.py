@@ -13,6 +13,7 @@ so that code under test that catches every exception cannot hide the attempt.
 import multiprocessing.process
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
@@ -66,6 +67,18 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 
 sys.addaudithook(_audit)  # for the whole session; inert outside unit tests (seen is None)
+
+UNIT = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A file or socket a unit test leaks fails it (pyproject's filterwarnings only shows a
+    ResourceWarning, for the integration tier: there a process's pipes can be collected in a
+    later test). The unit tier starts no processes, and its leaks are collected in the test
+    that made them; a leak collected in a later test fails that one, still naming the leak."""
+    for item in items:
+        if UNIT in Path(item.path).parents:
+            item.add_marker(pytest.mark.filterwarnings("error::ResourceWarning"))
 
 
 def _refuse_process_start(self: Any) -> None:

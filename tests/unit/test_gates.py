@@ -18,8 +18,10 @@ from hypothesis import settings
 
 from tests.conftest import (
     HYPOTHESIS_PROFILES,
+    UTF8_INTERVALS,
     examples,
     hypothesis_profile_named,
+    hypothesis_utf8_table,
     scaled_examples,
 )
 
@@ -228,3 +230,29 @@ def test_declared_counts_scale_with_the_profile(profile, runs):
     declared = [300, 150, 60, 40, 8, 5, 2, 1]
     assert [scaled_examples(n, HYPOTHESIS_PROFILES[profile]) for n in declared] == runs
     assert examples(300) == scaled_examples(300, settings.default.max_examples)
+
+
+def test_the_utf8_table_given_to_hypothesis_is_what_utf8_encodes():
+    """tests/conftest.py hands hypothesis the characters UTF-8 encodes (st.text()'s alphabet)
+    instead of letting it encode every code point one by one on a fresh clone: the table must
+    be exactly those characters, and hypothesis must draw from exactly it."""
+    (first, last_before), (first_after, last) = UTF8_INTERVALS
+    assert first == 0 and last == sys.maxunicode
+    # Every character of both intervals encodes (one encode of each interval's whole text)...
+    for low, high in UTF8_INTERVALS:
+        "".join(map(chr, range(low, high + 1))).encode("utf-8")
+    # ...and no character between them does.
+    for code in range(last_before + 1, first_after):
+        with pytest.raises(UnicodeEncodeError):
+            chr(code).encode("utf-8")
+    from hypothesis.internal.charmap import intervals_from_codec
+
+    assert intervals_from_codec("utf-8").intervals == UTF8_INTERVALS
+    assert hypothesis_utf8_table().exists()
+
+
+def test_a_unit_test_that_leaks_a_file_fails(request):
+    """pyproject's filterwarnings shows ResourceWarnings; tests/unit/conftest.py makes them
+    errors for every unit test (a file left to the garbage collector fails its test)."""
+    marks = [a for m in request.node.iter_markers("filterwarnings") for a in m.args]
+    assert "error::ResourceWarning" in marks

@@ -15,8 +15,8 @@ fails: an internal that cannot be imported becomes a stand-in that raises that s
 used, so an unsupported Snakemake can still load the plugin registry (Snakemake imports every
 installed plugin on every command) and only ``--executor sticky`` refuses.
 
-``tests/unit/snakemake_executor_plugin_sticky/test_snakemake_compat.py`` holds the gate's
-tests and the scan that keeps every other module off Snakemake's internals.
+``tests/unit/test_snakemake_internals.py`` holds the gate's tests and the scan that keeps every
+other module off Snakemake's internals.
 """
 
 import importlib

@@ -74,7 +74,7 @@ class ReadyQueues:
         for value in budget:
             if not isinstance(value, int):
                 raise UnsupportedResources(f"non-integer free resource in {dict(free)}")
-        chosen = []
+        chosen: list[Any] = []
         while True:
             best: Any = None
             for shape, heap in list(self._heaps.items()):

@@ -24,11 +24,13 @@ _KNOWN_KEYS = {"count", "cpus", "mem_mb", "speed", "speed_by_subspace", "runtime
 class HardwareClass:
     """A pool of ``count`` identical workers with a declared relative ``speed`` (1.0 = reference).
 
-    ``speed`` is declared, not measured: SHADHO sorts classes by it and predicts a trial's
-    duration on a class as its reference cost (duration on a speed-1 worker) divided by it,
-    which is how a round's trials are balanced across classes. ``speed_by_subspace`` overrides
-    it for named sub-spaces: a GPU class may run the CNN 8 times as fast as the reference and
-    an SVM only twice (``speed: 2, speed_by_subspace: {cnn: 8}``).
+    From the config, ``speed`` is the declared speed: the prior of the speed measured from the
+    trials' durations (:func:`._speeds.measured_classes` returns the classes with their
+    measured speeds in these same fields). SHADHO sorts classes by speed and predicts a
+    trial's duration on a class as its reference cost (duration on a speed-1 worker) divided
+    by it, which is how a round's trials are balanced across classes. ``speed_by_subspace``
+    overrides it for named sub-spaces: a GPU class may run the CNN 8 times as fast as the
+    reference and an SVM only twice (``speed: 2, speed_by_subspace: {cnn: 8}``).
     """
 
     name: str
