@@ -155,6 +155,16 @@ def look_up_slurm_jobs(job_ids: list[str]) -> dict[str, Lookup]:
     return seen
 
 
+def poll_again_soon(executor: Any) -> None:
+    """As the stock check does when a job finished: the next status check comes after the
+    initial interval again. (It adds 10 s, up to 180 s, after every cycle in which it saw no
+    job finish, so jobs it never sees finish, decided here, would slow every check down.)"""
+    settings = getattr(getattr(executor, "workflow", None), "executor_settings", None)
+    initial = getattr(settings, "init_seconds_before_status_checks", None)
+    if initial is not None:
+        executor.next_seconds_between_status_checks = initial
+
+
 def guard_status_checks(
     executor: Any,
     logger: Any,
@@ -229,8 +239,10 @@ def guard_status_checks(
         seen = await asyncio.to_thread(lookup, ids)
         now = clock()
         accounting = (problem or "sacct gave no state") if down else "sacct gave no state"
+        finished = False
         for job, job_id in zip(asked, ids, strict=True):
             verdict = decide.decide(job_id, seen.get(job_id, Lookup(None)), now, accounting)
+            finished = finished or verdict.outcome is not Outcome.WATCH
             if verdict.outcome is Outcome.SUCCESS:
                 success(job)
             elif verdict.outcome is Outcome.FAILED:
@@ -239,5 +251,7 @@ def guard_status_checks(
             else:
                 yield job  # still queued or running, or unknown for now: keep watching it
         decide.forget_all_but(set(ids))
+        if finished:
+            poll_again_soon(executor)
 
     executor.check_active_jobs = check_active_jobs

@@ -370,6 +370,25 @@ def test_with_accounting_down_jobs_sacct_keeps_are_looked_up_too():
     assert len(told) == 1
 
 
+def test_a_job_decided_here_brings_the_next_status_check_back_soon():
+    """The stock check adds 10 s to its interval after each cycle in which it saw no job
+    finish; a job that finished by squeue's word resets it, as a finish seen by sacct does."""
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    states = {"1": Lookup("RUNNING", "squeue")}
+    executor, _, _ = guarded(False, lambda ids: dict(states), lambda job_id: "sacct: down")
+    executor.workflow = SimpleNamespace(
+        executor_settings=SimpleNamespace(init_seconds_before_status_checks=2)
+    )
+    executor.next_seconds_between_status_checks = 60
+    job = SimpleNamespace(external_jobid="1", aux={})
+    cycle(executor, [job])
+    assert executor.next_seconds_between_status_checks == 60  # nothing finished
+    states["1"] = Lookup("COMPLETED", "squeue")
+    cycle(executor, [job])
+    assert executor.next_seconds_between_status_checks == 2
+
+
 def test_an_outage_the_pilots_told_already_is_not_told_again():
     from snakemake_executor_plugin_sticky._slurm_health import Lookup, SlurmWatch
 
