@@ -25,10 +25,11 @@ import queue
 import secrets
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from snakemake_interface_common.exceptions import WorkflowError
 
@@ -43,6 +44,40 @@ from ._provenance import (
     planned_digest,
     provenance_key,
 )
+
+WRITER_DEADLINE_S = 600.0
+"""Seconds the end of a run waits for the checkpoint writer to store what it still holds."""
+WRITER_NOTE_EVERY_S = 30.0
+"""Seconds between two notes saying what the writer is still storing."""
+
+
+class _Joinable(Protocol):
+    def join(self, timeout: Optional[float] = None) -> None: ...
+
+    def is_alive(self) -> bool: ...
+
+
+def wait_for_writer(
+    writer: _Joinable,
+    pending: Callable[[], str],
+    note: Callable[[str], None],
+    deadline: float = WRITER_DEADLINE_S,
+    every: float = WRITER_NOTE_EVERY_S,
+    clock: Callable[[], float] = time.monotonic,
+) -> bool:
+    """Wait at most ``deadline`` seconds for the writer thread to finish; every ``every``
+    seconds, ``note`` what it is still storing (``pending()``). False if it did not finish."""
+    start = clock()
+    while True:
+        left = deadline - (clock() - start)
+        if left <= 0:
+            return not writer.is_alive()
+        writer.join(timeout=min(every, left))
+        if not writer.is_alive():
+            return True
+        waited = clock() - start
+        if waited < deadline:
+            note(f"checkpoints: still storing after {waited:.0f} s: {pending()}")
 
 
 @dataclass
@@ -108,6 +143,7 @@ class RunCheckpoints:
         self._decided: set[Any] = set()  # keyed on final inputs already: never look again
         self._queue: queue.Queue[Optional[_StoreTask]] = queue.Queue()
         self._writer: Optional[threading.Thread] = None
+        self._writing: Optional[str] = None  # the job the writer stores now
         self.restored = 0
         self.stored = 0
         self._closed = False
@@ -265,6 +301,7 @@ class RunCheckpoints:
             self._write(task)
 
     def _write(self, task: "_StoreTask") -> None:
+        self._writing = task.job
         try:
             self._run.record(
                 task.key,
@@ -277,8 +314,16 @@ class RunCheckpoints:
         except (OSError, StoreError) as e:
             self.logger.warning(f"checkpoints: could not store {task.job}: {e}")
         finally:
+            self._writing = None
             if task.staging is not None:
                 shutil.rmtree(task.staging, ignore_errors=True)
+
+    def _pending(self) -> str:
+        queued = self._queue.qsize()
+        now = self._writing
+        return (f"{now}" if now else "between jobs") + (
+            f", {queued - 1} more job(s) queued" if queued > 1 else ""
+        )
 
     def close(self) -> None:
         """Finish storing, then record the run (what garbage collection must keep)."""
@@ -287,7 +332,13 @@ class RunCheckpoints:
         self._closed = True
         if self._writer is not None:
             self._queue.put(None)
-            self._writer.join()
+            if not wait_for_writer(self._writer, self._pending, self.logger.info):
+                self.logger.warning(
+                    f"checkpoints: stopped waiting for the checkpoint writer after "
+                    f"{WRITER_DEADLINE_S:.0f} s (storing {self._pending()}); the jobs not stored "
+                    f"yet run again next time. Check that the store ({self.store.root}) is on a "
+                    "file system that answers"
+                )
         self._run_context.__exit__(None, None, None)
         self.logger.info(
             f"checkpoints: {self.restored} job(s) restored, {self.stored} stored "

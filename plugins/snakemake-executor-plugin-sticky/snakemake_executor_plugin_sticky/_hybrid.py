@@ -8,13 +8,17 @@ view of the workflow in which those two are the slurm plugin's; everything else 
 the scheduler's callbacks, the spawned-job arguments) is the real workflow's.
 """
 
+import asyncio
 import dataclasses
 import shlex
-import subprocess
+import time
 import typing
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Optional
+
+from . import slurm
+from ._slurm_health import Lookup, Outcome, SlurmJobsFallback, SlurmWatch
 
 SLURM_PLUGIN = "slurm"
 _TRUE = {"true", "yes", "1", "on"}
@@ -101,69 +105,106 @@ class SlurmWorkflowView:
         return getattr(self._workflow, name)
 
 
-def start_slurm_executor(workflow: Any, logger: Any, options: Optional[str]) -> Any:
-    """snakemake-executor-plugin-slurm's Executor for this run's jobs that do not opt in."""
+def start_slurm_executor(
+    workflow: Any, logger: Any, options: Optional[str], watch: Optional[SlurmWatch] = None
+) -> Any:
+    """snakemake-executor-plugin-slurm's Executor for this run's jobs that do not opt in;
+    ``watch``: the run's watch of cluster faults (shared with the pilots)."""
     from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
 
     plugin = ExecutorPluginRegistry().get_plugin(SLURM_PLUGIN)
     view = SlurmWorkflowView(workflow, slurm_settings(options), plugin)
     executor = plugin.executor(view, logger)
-    guard_status_checks(executor, logger)
+    guard_status_checks(executor, logger, watch or SlurmWatch())
     return executor
 
 
 # ---- status checks when accounting is down ----------------------------------------------------
 
-FAILED_STATES = frozenset(
-    {
-        "BOOT_FAIL",
-        "CANCELLED",
-        "DEADLINE",
-        "FAILED",
-        "NODE_FAIL",
-        "OUT_OF_MEMORY",
-        "PREEMPTED",
-        "TIMEOUT",
-    }
-)
 
-
-def squeue_states(job_ids: list[str]) -> dict[str, str]:
-    """Job id -> state from ``squeue`` (slurmctld: works without the accounting database;
-    finished jobs stay listed for MinJobAge). Empty if squeue fails or times out."""
+def look_up_slurm_jobs(job_ids: list[str]) -> dict[str, Lookup]:
+    """What slurmctld says of these jobs, without the accounting database: ``squeue`` for all
+    of them, then ``scontrol show job`` for each that squeue does not list (through the Slurm
+    seam, every command bounded). Once scontrol fails for a job (slurmctld not answering),
+    the remaining ones are not asked again in this call."""
     try:
-        proc = subprocess.run(
-            ["squeue", "-h", "--states=all", "-j", ",".join(job_ids), "-o", "%i|%T"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    states = {}
-    for line in proc.stdout.splitlines():
-        job_id, _, state = line.strip().partition("|")
-        if job_id:
-            states[job_id] = state.split()[0] if state else ""
-    return states
+        states, unlisted = slurm.squeue_states(job_ids), "squeue does not list it"
+    except slurm.SlurmError as e:
+        states, unlisted = {}, str(e)
+    seen: dict[str, Lookup] = {}
+    scontrol_down: Optional[str] = None
+    for job_id in job_ids:
+        if states.get(job_id):
+            seen[job_id] = Lookup(states[job_id], "squeue")
+            continue
+        if scontrol_down is not None:
+            seen[job_id] = Lookup(None, problem=f"{unlisted}; {scontrol_down}")
+            continue
+        try:
+            found = slurm.scontrol_state(job_id)
+        except slurm.SlurmError as e:
+            scontrol_down = str(e)
+            seen[job_id] = Lookup(None, problem=f"{unlisted}; {scontrol_down}")
+            continue
+        if found is not None and found[0]:
+            seen[job_id] = Lookup(found[0], "scontrol")
+        else:
+            seen[job_id] = Lookup(
+                None, problem=f"{unlisted}; scontrol: no such job (slurmctld forgot it)"
+            )
+    return seen
+
+
+def poll_again_soon(executor: Any) -> None:
+    """As the stock check does when a job finished: the next status check comes after the
+    initial interval again. (It adds 10 s, up to 180 s, after every cycle in which it saw no
+    job finish, so jobs it never sees finish, decided here, would slow every check down.)"""
+    settings = getattr(getattr(executor, "workflow", None), "executor_settings", None)
+    initial = getattr(settings, "init_seconds_before_status_checks", None)
+    if initial is not None:
+        executor.next_seconds_between_status_checks = initial
 
 
 def guard_status_checks(
-    executor: Any, logger: Any, squeue: Callable[[list[str]], dict[str, str]] = squeue_states
+    executor: Any,
+    logger: Any,
+    watch: SlurmWatch,
+    fallback: Optional[SlurmJobsFallback] = None,
+    lookup: Callable[[list[str]], dict[str, Lookup]] = look_up_slurm_jobs,
+    probe: Callable[[str], Optional[str]] = slurm.accounting_error,
+    clock: Callable[[], float] = time.monotonic,
 ) -> None:
-    """Keep the stock executor from losing jobs when ``sacct`` fails.
+    """Keep the stock executor from losing jobs, or watching them forever, when ``sacct``
+    fails.
 
     snakemake-executor-plugin-slurm 2.8 yields nothing from ``check_active_jobs`` once every
     sacct attempt of a cycle failed (its accounting database stopped): every active job then
-    silently leaves its watch list and Snakemake waits for it forever. Here every job the
-    stock check neither yielded nor reported is looked up with ``squeue`` instead: finished
-    jobs are reported (success or error, by their state), the others stay watched; one
-    warning says so."""
+    silently leaves its watch list and Snakemake waits for it forever; and a job sacct does
+    not list is kept watched for ever. Here the run's watch probes accounting (bounded, at
+    most every ``watch.accounting_every`` seconds, shared with the pilots: one warning per
+    outage for both). Every job the stock check neither kept nor reported, and while
+    accounting is down every job it kept, is looked up with ``squeue``/``scontrol`` instead
+    and decided by ``fallback`` (:class:`SlurmJobsFallback`): finished jobs are reported
+    (success or error, by their state), the others stay watched, and one neither knows fails
+    after a deadline with a message naming it."""
     stock = executor.check_active_jobs
-    warned = False
+    decide = fallback or SlurmJobsFallback()
+
+    def tell(message: Optional[str], warning: bool) -> None:
+        if message:
+            (logger.warning if warning else logger.info)(message)
+
+    async def probe_accounting(job_id: str) -> None:
+        with watch.lock:
+            due = watch.probe_due(clock())
+        if not due:
+            return
+        error = await asyncio.to_thread(probe, job_id)
+        with watch.lock:
+            message = watch.probe_result(clock(), error)
+        tell(message, warning=error is not None)
 
     async def check_active_jobs(active_jobs: list[Any]) -> AsyncIterator[Any]:
-        nonlocal warned
         reported: set[int] = set()
         success, error = executor.report_job_success, executor.report_job_error
 
@@ -176,34 +217,41 @@ def guard_status_checks(
             error(info, msg, **kwargs)
 
         executor.report_job_success, executor.report_job_error = note_success, note_error
-        kept: set[int] = set()
+        kept: list[Any] = []
         try:
             async for info in stock(active_jobs):
-                kept.add(id(info))
-                yield info
+                kept.append(info)
         finally:
             executor.report_job_success, executor.report_job_error = success, error
-        dropped = [j for j in active_jobs if id(j) not in kept and id(j) not in reported]
-        if not dropped:
+        if active_jobs:
+            await probe_accounting(str(active_jobs[0].external_jobid))
+        with watch.lock:
+            down, problem = watch.accounting_down, watch.accounting_problem
+        kept_ids = {id(j) for j in kept}
+        dropped = [j for j in active_jobs if id(j) not in kept_ids and id(j) not in reported]
+        asked = dropped + (kept if down else [])
+        for info in kept if not down else []:
+            yield info
+        if not asked:
+            decide.forget_all_but(set())
             return
-        if not warned:
-            warned = True
-            logger.warning(
-                "sticky: sacct gave no state for Slurm jobs of this run (Slurm accounting "
-                "unavailable?); their states come from squeue until it answers again"
-            )
-        states = squeue([str(j.external_jobid) for j in dropped])
-        for job in dropped:
-            state = states.get(str(job.external_jobid), "")
-            if state == "COMPLETED":
+        ids = [str(j.external_jobid) for j in asked]
+        seen = await asyncio.to_thread(lookup, ids)
+        now = clock()
+        accounting = (problem or "sacct gave no state") if down else "sacct gave no state"
+        finished = False
+        for job, job_id in zip(asked, ids, strict=True):
+            verdict = decide.decide(job_id, seen.get(job_id, Lookup(None)), now, accounting)
+            finished = finished or verdict.outcome is not Outcome.WATCH
+            if verdict.outcome is Outcome.SUCCESS:
                 success(job)
-            elif state in FAILED_STATES:
-                error(
-                    job,
-                    msg=f"Slurm job {job.external_jobid} ended {state} (state from squeue: "
-                    "sacct failed). ",
-                )
+            elif verdict.outcome is Outcome.FAILED:
+                logfile = getattr(job, "aux", {}).get("slurm_logfile")
+                error(job, msg=verdict.message, aux_logs=[str(logfile)] if logfile else [])
             else:
-                yield job  # still queued or running, or unknown: keep watching it
+                yield job  # still queued or running, or unknown for now: keep watching it
+        decide.forget_all_but(set(ids))
+        if finished:
+            poll_again_soon(executor)
 
     executor.check_active_jobs = check_active_jobs

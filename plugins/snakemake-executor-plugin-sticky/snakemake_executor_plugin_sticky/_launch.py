@@ -222,8 +222,7 @@ class SlurmLauncher(Launcher):
         self.states: dict[str, tuple[str, str]] = {}
         self.seen: set[str] = set()
         self._last_refresh = 0.0
-        self.watch = watch or SlurmWatch()
-        self._watch_lock = threading.Lock()
+        self.watch = watch or SlurmWatch()  # the run's, shared with its hybrid Slurm jobs
 
     def start(
         self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
@@ -280,14 +279,14 @@ class SlurmLauncher(Launcher):
     def _probe_accounting(self, now: float) -> None:
         """Every ``watch.accounting_every`` seconds, ask sacct in the background whether
         accounting answers (never blocking the manager)."""
-        with self._watch_lock:
+        with self.watch.lock:
             if not self.watch.probe_due(now):
                 return
         probe_id = next(iter(self.seen), "1")
 
         def probe() -> None:
             error = slurm.accounting_error(probe_id)
-            with self._watch_lock:
+            with self.watch.lock:
                 message = self.watch.probe_result(time.monotonic(), error)
             self._tell(message, warning=error is not None)
 

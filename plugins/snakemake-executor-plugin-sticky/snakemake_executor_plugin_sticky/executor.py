@@ -29,6 +29,7 @@ from ._mode import hybrid
 from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
 from ._slurm_checks import check_before_submit, pilot_classes
+from ._slurm_health import SlurmWatch
 from ._snakemake_compat import (
     CliException,
     LocalExecutor,
@@ -88,12 +89,17 @@ class Executor(RealExecutor):
         self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
         self._progress: Optional[ProgressReporter] = None
         self._open_checkpoints()
+        # One watch of the cluster's faults for the run: pilots and Slurm jobs share its
+        # accounting probe, so that an outage is told once, not once by each.
+        self._slurm_watch = SlurmWatch(
+            subjects="this run's pilots and Slurm jobs" if self.hybrid else "pilots"
+        )
         # Cluster execution: jobs that do not opt in are Slurm jobs of the slurm plugin.
         self._slurm: Any = None
         if self.hybrid:
             try:
                 self._slurm = start_slurm_executor(
-                    self.workflow, self.logger, self.settings.slurm_options
+                    self.workflow, self.logger, self.settings.slurm_options, self._slurm_watch
                 )
             except ValueError as e:
                 raise CliException(str(e)) from None
@@ -433,6 +439,7 @@ class Executor(RealExecutor):
                     backend=self.settings.backend,
                     run_id=self.run_id,
                     pilot_env_names=tuple(getattr(self.workflow, "envvars", None) or ()),
+                    slurm_watch=self._slurm_watch,
                 )
                 self._progress = ProgressReporter(self._manager.metrics, self.logger.info).start()
             return self._manager

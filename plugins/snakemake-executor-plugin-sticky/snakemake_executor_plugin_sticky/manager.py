@@ -45,6 +45,7 @@ from ._protocol import (
     job_name,
     message_trace,
 )
+from ._slurm_health import SlurmWatch
 
 HANDSHAKE_TIMEOUT = 10.0
 """Seconds a new connection has, in total, to authenticate and say Hello before it is cut off
@@ -106,6 +107,7 @@ class Manager:
         backend: str = "local",
         run_id: str = "run",
         pilot_env_names: tuple[str, ...] = (),
+        slurm_watch: Optional[SlurmWatch] = None,
     ) -> None:
         self.run_dir = run_dir
         self.workdir = workdir
@@ -119,7 +121,12 @@ class Manager:
         self.backend = backend
         if backend == "slurm":
             self.launcher = SlurmLauncher(
-                run_dir, workdir, self.secret, run_id, env_names=pilot_env_names
+                run_dir,
+                workdir,
+                self.secret,
+                run_id,
+                env_names=pilot_env_names,
+                watch=slurm_watch,
             )
         elif backend == "local":
             self.launcher = LocalLauncher(run_dir, workdir, self.secret)

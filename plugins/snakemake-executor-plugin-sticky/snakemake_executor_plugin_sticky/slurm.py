@@ -228,6 +228,27 @@ def scontrol_state(job_id: str) -> Optional[tuple[str, str]]:
     return fields.get("JobState", ""), fields.get("Reason", "")
 
 
+def squeue_states(job_ids: list[str]) -> dict[str, str]:
+    """Job id -> state (``squeue %T``) of those of these jobs that slurmctld still knows
+    (finished ones for ``MinJobAge``); no accounting needed. Raises :class:`SlurmError` if
+    squeue does not answer."""
+    if not job_ids:
+        return {}
+    args = ["squeue", "--noheader", "--states=all", f"--jobs={','.join(job_ids)}"]
+    try:
+        out = run_slurm([*args, "--format=%i|%T"], timeout=30)
+    except SlurmError as e:
+        if "invalid job id" in str(e).lower():
+            return {}  # squeue answered: it knows none of them (any more)
+        raise
+    states: dict[str, str] = {}
+    for line in out.splitlines():
+        job_id, _, state = line.strip().partition("|")
+        if job_id:
+            states[job_id] = state.split()[0] if state.split() else ""
+    return states
+
+
 def accounting_error(job_id: str = "1") -> Optional[str]:
     """Whether Slurm accounting answers (``sacct``, served by slurmdbd from its database):
     None if it does, else what went wrong, in a line."""

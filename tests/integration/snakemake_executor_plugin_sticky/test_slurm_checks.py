@@ -1,11 +1,13 @@
 """Issue 18 parts 3-5 on the real single-node Slurm cluster (tests/slurm/start-cluster.sh):
 pilot options refused before anything is submitted, the pilots' documented environment, and
-pilots that keep running while Slurm accounting (MariaDB behind slurmdbd) is down.
+pilots and hybrid Slurm jobs that keep running while Slurm accounting (MariaDB behind
+slurmdbd) is down.
 
 Skipped where no cluster answers, unless STICKY_REQUIRE_SLURM=1 (CI). The accounting fault
 stops MariaDB: it runs only where STICKY_REQUIRE_SLURM=1 or STICKY_SLURM_FAULTS=1 (never by
 accident on a cluster others use), and always restarts it."""
 
+import datetime
 import json
 import os
 import shutil
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from snakemake_executor_plugin_sticky import slurm
-from tests.conftest import PILOT_ARGS, plain_rules_local
+from tests.conftest import PILOT_ARGS, WORKFLOWS, plain_rules_local
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
@@ -192,19 +194,26 @@ def restart_accounting(timeout: float = 90.0) -> None:
         time.sleep(1)
 
 
-@pytest.mark.skipif(
+stops_mariadb = pytest.mark.skipif(
     not (
         os.environ.get("STICKY_REQUIRE_SLURM") == "1"
         or os.environ.get("STICKY_SLURM_FAULTS") == "1"
     ),
     reason="stops the cluster's MariaDB: set STICKY_SLURM_FAULTS=1 (CI sets STICKY_REQUIRE_SLURM)",
 )
+
+
+def can_stop_mariadb() -> None:
+    if shutil.which("mysqladmin") is None or os.geteuid() != 0:
+        pytest.skip("needs root and mysqladmin to stop the cluster's MariaDB")
+
+
+@stops_mariadb
 @pytest.mark.timeout(660)
 def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake, poll):
     """MariaDB stops while pilots run invocations: sacct fails, the run still completes with
     every output, pilot states come from squeue/scontrol, and the user is told once."""
-    if shutil.which("mysqladmin") is None or os.geteuid() != 0:
-        pytest.skip("needs root and mysqladmin to stop the cluster's MariaDB")
+    can_stop_mariadb()
     wd = workflow("sticky_basic")
     with_templates(wd, '{"slurm_partition": "cpu", "runtime": 10}')
     bg = start_snakemake(
@@ -229,7 +238,9 @@ def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake,
         assert run.read(f"out/{i}.txt") == f"{i} {i * 30}\n"
     assert run.read("summary.txt").count("\n") == 4
     assert run.output.count("Slurm accounting does not answer") == 1, run.output
-    assert "pilots keep running and their states come from squeue/scontrol" in run.output
+    assert "pilots and Slurm jobs keep running and their states come from squeue/scontrol" in (
+        run.output
+    )
     assert run.events("worker_lost") == [] and run.events("requeued") == []
     assert down_for < DOWN_AT_MOST
     # After the restart: accounting is back, and learns of the run's pilots.
@@ -244,3 +255,114 @@ def test_pilots_keep_running_while_accounting_is_down(workflow, start_snakemake,
         ).stdout.strip()
 
     poll(accounted, 60, f"sacct to list the pilots of run {run_id} after MariaDB came back")
+
+
+# The mixed workflow under the hybrid backend (as in test_slurm_hybrid.py): one pilot, and
+# Slurm jobs of the slurm plugin for every rule that does not opt in.
+HYBRID = [
+    "--sticky-backend",
+    "slurm",
+    "--jobs",
+    "4",
+    "--sticky-max-pilots",
+    "1",
+    "--sticky-slurm-options",
+    "init-seconds-before-status-checks=1",
+    "--seconds-between-status-checks",
+    "1",
+    "--sticky-idle-timeout",
+    "3",
+    "--default-resources",
+    "slurm_partition='cpu'",
+    "runtime=10",
+    "mem_mb=500",
+]
+HYBRID_JOBS = ["intermediate-0", "intermediate-1", "summary", "run_rule", "plain_script"]
+
+
+def sacct_rows(job_ids: list[str], timeout: float = 90.0) -> dict[str, tuple[str, str]]:
+    """job id -> (state, end time) from sacct once it has every job in a final state, with
+    its end time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = subprocess.run(
+            ["sacct", "-X", "-n", "-P", "-j", ",".join(job_ids), "-o", "JobID,State,End"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout
+        rows = {r[0]: (r[1], r[2]) for r in (line.split("|") for line in out.splitlines() if line)}
+        # A job's end reaches the database a little after its state does ("Unknown" until).
+        final = all(
+            s.split()[0] not in ("PENDING", "RUNNING", "COMPLETING") and end != "Unknown"
+            for s, end in rows.values()
+        )
+        if set(rows) >= set(job_ids) and final:
+            return rows
+        assert time.monotonic() < deadline, (
+            f"sacct did not list Slurm jobs {', '.join(job_ids)} in a final state within "
+            f"{timeout:g} s of MariaDB's restart; it has {rows}"
+        )
+        time.sleep(1)
+
+
+@stops_mariadb
+@pytest.mark.timeout(900)
+def test_hybrid_slurm_jobs_complete_while_accounting_is_down(tmp_path, start_snakemake, poll):
+    """The mixed workflow (sticky invocations on a pilot, shell:/run:/script: jobs as Slurm
+    jobs of the slurm plugin) with MariaDB stopped once the pilot is connected: the Slurm jobs
+    submitted and ended while sacct fails are decided from squeue/scontrol, the run succeeds
+    with every output, and the user is told once (one warning for pilots and Slurm jobs)."""
+    can_stop_mariadb()
+    wd = tmp_path / "wf"
+    shutil.copytree(WORKFLOWS / "sticky_hybrid", wd)
+    snakefile = wd / "Snakefile"
+    # The summary job lasts long enough for the accounting probe (every 20 s) to notice.
+    before, summary = snakefile.read_text().split("rule summary:", 1)
+    summary = summary.replace('"cat {input}', '"sleep 25; cat {input}', 1)
+    snakefile.write_text(before + "rule summary:" + summary)
+    bg = start_snakemake(wd, *HYBRID, cores=2)
+    try:
+        try:
+            poll(lambda: bg.events("worker_connected"), 300, "the pilot to connect")
+            subprocess.run(["mysqladmin", "shutdown"], check=True, timeout=60)
+            stopped_at, stopped_wall = time.monotonic(), datetime.datetime.now()
+            poll(lambda: slurm.accounting_error() is not None, 60, "sacct to fail, MariaDB down")
+            run = bg.finish(timeout=DOWN_AT_MOST - (time.monotonic() - stopped_at))
+            down_for = time.monotonic() - stopped_at
+        finally:
+            restart_accounting()
+            restarted_wall = datetime.datetime.now()
+    finally:
+        if bg.proc.poll() is None:  # failed half-way: Ctrl-C, so that no job is left queued
+            bg.proc.send_signal(signal.SIGINT)
+            bg.proc.communicate(timeout=90)
+    assert run.returncode == 0, run.output
+    assert down_for < DOWN_AT_MOST
+    gathered = run.read("gathered.txt")
+    assert gathered == "0 0\n1 30\n0 0\n1 30\nrun\nplain plain_script\n", gathered
+    assert [r["ok"] for r in run.events("invocation")] == [True, True]
+
+    # One warning about accounting, for pilots and Slurm jobs together.
+    assert run.output.count("Slurm accounting does not answer") == 1, run.output
+    assert "this run's pilots and Slurm jobs keep running" in run.output, run.output
+    for other in (
+        "Unable to get the status of all active jobs",  # the slurm plugin's own warning
+        "sacct gave no state",  # the hybrid jobs' own warning before they shared the watch
+    ):
+        assert other not in run.output, run.output
+    assert "no state from sacct, squeue or scontrol" not in run.output  # nothing was lost
+
+    # The jobs that do not opt in ran as Slurm jobs, and some of them ended while accounting
+    # was down (their states came from squeue/scontrol, not sacct); sacct has them all after
+    # the restart, COMPLETED.
+    job_ids = {name: run.read(f"where/{name}.txt").strip() for name in HYBRID_JOBS}
+    assert all(j.isdigit() for j in job_ids.values()), job_ids
+    rows = sacct_rows(sorted(set(job_ids.values())))
+    assert {state for state, _ in rows.values()} == {"COMPLETED"}, rows
+    ended_while_down = [
+        job
+        for job, (_, end) in rows.items()
+        if stopped_wall <= datetime.datetime.fromisoformat(end) <= restarted_wall
+    ]
+    assert ended_while_down, (rows, stopped_wall, restarted_wall)

@@ -246,39 +246,231 @@ def cycle(executor, jobs):
     return asyncio.run(collect())
 
 
-def test_jobs_are_not_lost_when_sacct_fails_their_states_come_from_squeue():
-    from snakemake_executor_plugin_sticky._hybrid import guard_status_checks
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
 
-    warnings: list[str] = []
-    logger = SimpleNamespace(warning=warnings.append)
-    executor = FakeSlurmExecutor(sacct_answers=False)
+    def __call__(self) -> float:
+        return self.now
+
+
+def guarded(sacct_answers, lookup, probe=lambda job_id: None, watch=None, deadline=300.0):
+    """A fake stock executor guarded as the run's is; its warnings, infos and clock."""
+    from snakemake_executor_plugin_sticky._hybrid import guard_status_checks
+    from snakemake_executor_plugin_sticky._slurm_health import SlurmJobsFallback, SlurmWatch
+
+    told: list[str] = []
+    logger = SimpleNamespace(warning=told.append, info=told.append)
+    executor = FakeSlurmExecutor(sacct_answers=sacct_answers)
+    clock = Clock()
+    guard_status_checks(
+        executor,
+        logger,
+        watch or SlurmWatch(accounting_every=20.0, subjects="this run's pilots and Slurm jobs"),
+        SlurmJobsFallback(unknown_deadline=deadline),
+        lookup=lookup,
+        probe=probe,
+        clock=clock,
+    )
+    return executor, told, clock
+
+
+def test_jobs_are_not_lost_when_sacct_fails_their_states_come_from_squeue_and_scontrol():
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
     asked: list[list[str]] = []
 
-    def squeue(ids):
+    def lookup(ids):
         asked.append(ids)
-        return {"1": "COMPLETED", "2": "RUNNING", "3": "TIMEOUT"}
+        seen = {
+            "1": Lookup("COMPLETED", "squeue"),
+            "2": Lookup("RUNNING", "squeue"),
+            "3": Lookup("TIMEOUT", "scontrol"),
+        }
+        return {i: seen.get(i, Lookup(None, problem="scontrol: no such job")) for i in ids}
 
-    guard_status_checks(executor, logger, squeue)
-    jobs = [SimpleNamespace(external_jobid=i) for i in ["1", "2", "3", "4"]]
+    probes: list[str] = []
+
+    def probe(job_id):
+        probes.append(job_id)
+        return "sacct: error: Problem talking to the database"
+
+    executor, told, clock = guarded(False, lookup, probe)
+    jobs = [SimpleNamespace(external_jobid=i, aux={}) for i in ["1", "2", "3", "4"]]
     still = cycle(executor, jobs)
     assert [j.external_jobid for j in still] == ["2", "4"]  # running, and unknown: watched
     assert executor.succeeded == ["1"]
     assert executor.failed == [
-        ("3", "Slurm job 3 ended TIMEOUT (state from squeue: sacct failed). ")
+        ("3", "Slurm job 3 ended TIMEOUT (state from scontrol: Slurm accounting gave none). ")
     ]
     assert asked == [["1", "2", "3", "4"]]
-    cycle(executor, still)
-    assert len(warnings) == 1 and "squeue" in warnings[0]
+    for _ in range(5):
+        clock.now += 30.0
+        still = cycle(executor, still)
+    assert len(probes) == 6  # one probe a cycle here: cycles are 30 s apart, probes 20 s
+    assert len(told) == 1, told  # one warning for the whole outage
+    assert "Slurm accounting does not answer (sacct: error: Problem talking" in told[0]
+    assert "this run's pilots and Slurm jobs keep running" in told[0]
+    assert "squeue/scontrol" in told[0]
+
+
+def test_a_job_no_command_knows_fails_after_the_deadline_naming_it():
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    def lookup(ids):
+        return {
+            i: Lookup(None, problem="squeue does not list it; scontrol: no such job") for i in ids
+        }
+
+    executor, told, clock = guarded(
+        False, lookup, lambda job_id: "sacct: error: down", deadline=300
+    )
+    jobs = [SimpleNamespace(external_jobid="42", aux={"slurm_logfile": "/log/42.log"})]
+    for _ in range(5):
+        assert [j.external_jobid for j in cycle(executor, jobs)] == ["42"]
+        clock.now += 60.0
+    assert executor.failed == []
+    assert cycle(executor, jobs) == []  # 300 s unknown: failed, not watched forever
+    ((job_id, msg),) = executor.failed
+    assert job_id == "42"
+    assert msg.startswith("Slurm job 42: no state from sacct, squeue or scontrol for 300 s ")
+    assert "(sacct: error: down; squeue does not list it; scontrol: no such job)" in msg
+    assert "sacct -j 42" in msg and "rerun the workflow" in msg
+
+
+def test_a_job_known_again_before_the_deadline_starts_afresh():
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    answers = {"7": Lookup(None, problem="no such job")}
+    executor, _, clock = guarded(False, lambda ids: dict(answers), lambda job_id: "sacct: down")
+    job = SimpleNamespace(external_jobid="7", aux={})
+    cycle(executor, [job])
+    clock.now = 250.0
+    answers["7"] = Lookup("RUNNING", "squeue")
+    cycle(executor, [job])
+    answers["7"] = Lookup(None, problem="no such job")
+    clock.now = 400.0
+    assert cycle(executor, [job]) == [job]  # unknown for 0 s, not since 0.0
+    assert executor.failed == []
+
+
+def test_with_accounting_down_jobs_sacct_keeps_are_looked_up_too():
+    """sacct may answer nothing at all rather than fail: the stock check then keeps every
+    job forever. With the probe saying accounting is down, squeue decides them."""
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    executor, told, _ = guarded(
+        True,
+        lambda ids: {i: Lookup("COMPLETED", "squeue") for i in ids},
+        lambda job_id: "sacct: error: Problem talking to the database",
+    )
+    jobs = [SimpleNamespace(external_jobid=i, aux={}) for i in ["1", "2"]]
+    assert cycle(executor, jobs) == []
+    assert executor.succeeded == ["1", "2"]  # 1 by the stock check (sacct), 2 by squeue
+    assert len(told) == 1
+
+
+def test_a_job_decided_here_brings_the_next_status_check_back_soon():
+    """The stock check adds 10 s to its interval after each cycle in which it saw no job
+    finish; a job that finished by squeue's word resets it, as a finish seen by sacct does."""
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    states = {"1": Lookup("RUNNING", "squeue")}
+    executor, _, _ = guarded(False, lambda ids: dict(states), lambda job_id: "sacct: down")
+    executor.workflow = SimpleNamespace(
+        executor_settings=SimpleNamespace(init_seconds_before_status_checks=2)
+    )
+    executor.next_seconds_between_status_checks = 60
+    job = SimpleNamespace(external_jobid="1", aux={})
+    cycle(executor, [job])
+    assert executor.next_seconds_between_status_checks == 60  # nothing finished
+    states["1"] = Lookup("COMPLETED", "squeue")
+    cycle(executor, [job])
+    assert executor.next_seconds_between_status_checks == 2
+
+
+def test_an_outage_the_pilots_told_already_is_not_told_again():
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup, SlurmWatch
+
+    watch = SlurmWatch(accounting_every=20.0)
+    assert watch.probe_due(0.0)
+    assert watch.probe_result(0.0, "sacct: error: down") is not None  # the launcher's warning
+    executor, told, clock = guarded(
+        False,
+        lambda ids: {i: Lookup("RUNNING", "squeue") for i in ids},
+        lambda job_id: "sacct: error: down",
+        watch=watch,
+    )
+    job = SimpleNamespace(external_jobid="5", aux={})
+    for _ in range(3):
+        clock.now += 25.0
+        assert cycle(executor, [job]) == [job]
+    assert told == []
 
 
 def test_with_sacct_answering_the_stock_check_decides_alone():
-    from snakemake_executor_plugin_sticky._hybrid import guard_status_checks
+    def lookup(ids):
+        raise AssertionError("no lookups while sacct answers")
 
-    executor = FakeSlurmExecutor(sacct_answers=True)
-    guard_status_checks(executor, SimpleNamespace(warning=None), squeue=None)
-    jobs = [SimpleNamespace(external_jobid=i) for i in ["1", "2"]]
+    executor, told, _ = guarded(True, lookup)
+    jobs = [SimpleNamespace(external_jobid=i, aux={}) for i in ["1", "2"]]
     assert [j.external_jobid for j in cycle(executor, jobs)] == ["2"]
-    assert executor.succeeded == ["1"] and executor.failed == []
+    assert executor.succeeded == ["1"] and executor.failed == [] and told == []
+
+
+def test_lookups_go_through_the_slurm_seam_squeue_then_scontrol(monkeypatch):
+    """squeue for all jobs, scontrol show job for those squeue does not list; after scontrol
+    fails (slurmctld down) the remaining jobs are not asked again."""
+    from snakemake_executor_plugin_sticky import _hybrid, slurm
+    from snakemake_executor_plugin_sticky._slurm_health import Lookup
+
+    argvs: list[list[str]] = []
+
+    def run_slurm(args, timeout=30.0, env=None):
+        argvs.append(args)
+        if args[0] == "squeue":
+            return "1|RUNNING\n"
+        job_id = args[-1]
+        if job_id == "2":
+            return "JobId=2 JobName=x JobState=COMPLETED Reason=None\n"
+        if job_id == "3":
+            raise slurm.SlurmError(
+                "scontrol show job -o 3 failed: slurm_load_jobs error: Invalid job id specified"
+            )
+        raise slurm.SlurmError("scontrol show job -o 4 did not answer within 15 s")
+
+    monkeypatch.setattr(slurm, "run_slurm", run_slurm)
+    seen = _hybrid.look_up_slurm_jobs(["1", "2", "3", "4", "5"])
+    assert seen["1"] == Lookup("RUNNING", "squeue")
+    assert seen["2"] == Lookup("COMPLETED", "scontrol")
+    assert seen["3"] == Lookup(
+        None, problem="squeue does not list it; scontrol: no such job (slurmctld forgot it)"
+    )
+    assert (
+        seen["4"]
+        == seen["5"]
+        == Lookup(
+            None,
+            problem="squeue does not list it; scontrol show job -o 4 did not answer within 15 s",
+        )
+    )
+    assert argvs == [
+        ["squeue", "--noheader", "--states=all", "--jobs=1,2,3,4,5", "--format=%i|%T"],
+        ["scontrol", "show", "job", "-o", "2"],
+        ["scontrol", "show", "job", "-o", "3"],
+        ["scontrol", "show", "job", "-o", "4"],
+    ]
+
+
+def test_squeue_knowing_none_of_the_jobs_is_an_answer_not_a_failure(monkeypatch):
+    from snakemake_executor_plugin_sticky import slurm
+
+    def run_slurm(args, timeout=30.0, env=None):
+        raise slurm.SlurmError(f"{' '.join(args)} failed: slurm_load_jobs error: Invalid job id")
+
+    monkeypatch.setattr(slurm, "run_slurm", run_slurm)
+    assert slurm.squeue_states(["9"]) == {}
+    assert slurm.squeue_states([]) == {}
 
 
 def test_an_invocation_on_a_pilot_gets_the_nodes_tmpdir_as_a_slurm_job_would():
