@@ -177,6 +177,20 @@ def plain_rules_local(wd: Path) -> Path:
     return wd
 
 
+def pythons_with_monitoring() -> list[str]:
+    """The Python 3.12+ interpreters on this machine (``sys.monitoring``), one per version,
+    found on PATH or under ~/.pyenv (pyenv shims may not run)."""
+    candidates = [shutil.which(f"python3.{minor}") for minor in (12, 13, 14)]
+    candidates += sorted(map(str, Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")))
+    found: dict[str, str] = {}
+    for candidate in filter(None, candidates):
+        probe = [candidate, "-c", "import sys; sys.monitoring; print(sys.version.split()[0])"]
+        proc = subprocess.run(probe, capture_output=True, text=True)
+        if proc.returncode == 0:
+            found.setdefault(proc.stdout.strip(), candidate)
+    return list(found.values())
+
+
 def bench_module(name: str) -> ModuleType:
     """Import ``bench/NAME`` (a package or a module) without putting ``bench/`` on sys.path,
     where ``bench/distea.py`` and ``bench/nbrewind.py`` would shadow the packages."""

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
+from tests.conftest import examples, pythons_with_monitoring
 
 pytestmark = pytest.mark.integration
 
@@ -211,20 +211,7 @@ print(json.dumps({{"rearmed": rearmed[0], "mode": trace.mode}}))
 """
 
 
-def _python_with_monitoring() -> list[str]:
-    """The Python 3.12+ interpreters on this machine (pyenv shims may not run)."""
-    candidates = [shutil.which(f"python3.{minor}") for minor in (12, 13, 14)]
-    candidates += sorted(map(str, Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")))
-    found: dict[str, str] = {}
-    for candidate in filter(None, candidates):
-        probe = [candidate, "-c", "import sys; sys.monitoring; print(sys.version.split()[0])"]
-        proc = subprocess.run(probe, capture_output=True, text=True)
-        if proc.returncode == 0:
-            found.setdefault(proc.stdout.strip(), candidate)
-    return list(found.values())
-
-
-PYTHONS = _python_with_monitoring()
+PYTHONS = pythons_with_monitoring()
 
 
 def _run(folder: Path, python: str, kind: str) -> tuple[list[dict], dict[str, Any]]:

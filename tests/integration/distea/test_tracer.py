@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import pythons_with_monitoring
+
 pytestmark = pytest.mark.integration
 
 PLUGINS = Path(__file__).resolve().parents[3] / "plugins" / "snakemake-logger-plugin-distea"
@@ -112,20 +114,9 @@ def test_digest_mode_records_call_digests(tmp_path):
     }
 
 
-def _python_with_monitoring() -> "str | None":
-    """A Python 3.12+ interpreter on this machine, if any (pyenv shims may not run)."""
-    candidates = [shutil.which(f"python3.{minor}") for minor in (12, 13, 14)]
-    candidates += sorted(map(str, Path.home().glob(".pyenv/versions/3.1[2-9]*/bin/python3")))
-    for candidate in filter(None, candidates):
-        probe = [candidate, "-c", "import sys; sys.monitoring"]
-        if subprocess.run(probe, capture_output=True).returncode == 0:
-            return candidate
-    return None
-
-
 def test_sys_monitoring_tracer(tmp_path):
     """Python 3.12+: sys.monitoring, foreign code DISABLEd after its first event."""
-    python = _python_with_monitoring()
+    python = next(iter(pythons_with_monitoring()), None)
     if python is None:
         pytest.skip("no Python 3.12+ interpreter here to exercise sys.monitoring")
     _check(_run(tmp_path, python))
