@@ -21,6 +21,7 @@ from nbrewind import KERNEL_NAMES
 from nbrewind._engine import NBRewindEngine
 from nbrewind._install import kernelspec_dirs
 from tests.conftest import PLUGINS_PATH
+from tests.integration.nbrewind.fuzz import cell_outputs
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -114,14 +115,22 @@ def executed(nb: Any) -> set[str]:
 
 
 def outputs(nb: Any) -> list[Any]:
-    """Cell outputs without execution counts (they are renumbered by design)."""
-    found = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "injected-parameters" not in cell.metadata.get("tags", []):
-            found.append(
-                [{k: v for k, v in o.items() if k != "execution_count"} for o in cell.outputs]
-            )
-    return found
+    """Cell outputs without execution counts (they are renumbered by design), stream chunks
+    joined (:func:`tests.integration.nbrewind.fuzz.cell_outputs`)."""
+    return [
+        cell_outputs(cell, drop=("execution_count",))
+        for cell in nb.cells
+        if cell.cell_type == "code" and "injected-parameters" not in cell.metadata.get("tags", [])
+    ]
+
+
+def stdout(cell: Any) -> str:
+    """What a cell printed to stdout, whatever chunks the kernel sent it in."""
+    return "".join(
+        o["text"]
+        for o in cell.outputs
+        if o.get("output_type") == "stream" and o.get("name") == "stdout"
+    )
 
 
 @pytest.fixture

@@ -295,12 +295,17 @@ class BatchResult:
     details: list[str] = field(default_factory=list)
 
 
-def _outputs(cell: Any) -> list[Any]:
-    """A cell's outputs, with consecutive stream chunks joined (how a kernel splits a stream
-    into messages depends on timing, not on what the cell printed)."""
+def cell_outputs(cell: Any, drop: tuple[str, ...] = ("execution_count", "metadata")) -> list[Any]:
+    """A cell's outputs without the keys in ``drop``, consecutive chunks of one stream joined.
+
+    How a kernel splits a stream into messages depends on timing, not on what the cell
+    printed: ipykernel flushes its buffer 0.2 s after the first write, so under load
+    ``print(x)`` may arrive as ``"x"`` and ``"\\n"`` from the stock kernel and as one chunk from
+    the other. Jupyter renders both the same; comparing the joined text is the contract.
+    """
     found: list[dict[str, Any]] = []
     for o in cell.get("outputs", []):
-        o = {k: v for k, v in o.items() if k not in ("execution_count", "metadata")}
+        o = {k: v for k, v in o.items() if k not in drop}
         last = found[-1] if found else None
         if o.get("output_type") == "stream" and last and last.get("name") == o.get("name"):
             last["text"] += o["text"]
@@ -372,13 +377,14 @@ def run_batch(
     assert len(mine) == len(theirs)
     for a, b in zip(mine, theirs, strict=True):
         case = a.metadata.get("case")
-        if _outputs(a) != _outputs(b):
+        repeated, fresh = cell_outputs(a), cell_outputs(b)
+        if repeated != fresh:
             if case is None:
                 result.final_diverged = "injected-parameters" not in a.metadata.get("tags", [])
             elif case not in result.divergent_cases:
                 result.divergent_cases.append(case)
             result.details.append(
-                f"case {case} cell {a.source!r}: repeat {_outputs(a)} != stock {_outputs(b)}"
+                f"case {case} cell {a.source!r}: repeat {repeated} != stock {fresh}"
             )
         record = a.metadata.get("nbrewind", {})
         if case is None:

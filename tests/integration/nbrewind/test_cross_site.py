@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from nbrewind import pack
 
-from .conftest import execute, make_notebook, outputs, statuses
+from .conftest import execute, make_notebook, outputs, statuses, stdout
 
 pytestmark = pytest.mark.integration
 
@@ -105,7 +105,7 @@ def test_a_packed_writer_restores_at_the_other_site_and_puts_its_file_back(tmp_p
     assert writer[0] == "restored", writer
     assert reader[0] == "executed", reader
     assert (b / "work" / "clean.txt").read_text() == (a / "work" / "clean.txt").read_text()
-    assert repeat.cells[-1].outputs[0]["text"] == "12\n"
+    assert stdout(repeat.cells[-1]) == "12\n"
 
 
 SNAKEFILE = """
@@ -160,7 +160,7 @@ def test_at_a_site_without_the_workflow_the_workflow_cell_fails_with_snakemakes_
     a, b = _workflow_site(tmp_path / "a", "tr a-z A-Z < {input} > {output}"), tmp_path / "b"
     source = make_notebook(a / "in.ipynb", _cells(PLAIN))
     audit = execute(source, a / "audited.ipynb", "nbrewind-audit", cwd=a)
-    assert audit.cells[-1].outputs[0]["text"] == "HELLO\n\n"
+    assert stdout(audit.cells[-1]) == "HELLO\n\n"
     pack(a / "audited.ipynb", b / "nb.ipynb", bundle=True, with_inputs=True)
     shutil.rmtree(a)
     with pytest.raises(papermill.PapermillExecutionError) as failed:

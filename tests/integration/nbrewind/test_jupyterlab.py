@@ -21,7 +21,7 @@ from nbrewind import import_lab
 from nbrewind._dataflow import source_hash
 from nbrewind._notebook import lab_records_path
 
-from .conftest import execute, make_notebook, statuses
+from .conftest import execute, make_notebook, statuses, stdout
 
 pytestmark = pytest.mark.integration
 
@@ -90,7 +90,7 @@ def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path
     run_like_jupyterlab(notebook)
     saved = nbformat.read(str(notebook), as_version=4)
     assert all("nbrewind" not in c.metadata for c in saved.cells), "Lab itself writes nothing"
-    assert saved.cells[-1].outputs[0]["text"] == "42\n"
+    assert stdout(saved.cells[-1]) == "42\n"
 
     assert import_lab(notebook) == {"imported": 3, "stale": 0, "missing": 0, "refused": 0}
     imported = nbformat.read(str(notebook), as_version=4)
@@ -105,7 +105,7 @@ def test_records_kept_under_jupyterlab_are_imported_and_repeat_restores(tmp_path
         cwd=tmp_path,
     )
     assert {s for s, _ in statuses(nb).values()} == {"restored"}
-    assert nb.cells[-1].outputs[0]["text"] == "42\n"
+    assert stdout(nb.cells[-1]) == "42\n"
 
 
 def test_records_planted_in_the_sidecar_are_never_unpickled(tmp_path):
@@ -145,7 +145,7 @@ def test_records_planted_in_the_sidecar_are_never_unpickled(tmp_path):
     assert not marker.exists(), "the planted pickle was loaded"
     assert counts["imported"] == 0 and counts["refused"] == 1
     assert statuses(out)["x = 2"] == ("executed", "no checkpoint for this cell")
-    assert out.cells[-1].outputs[0]["text"] == "7\n"
+    assert stdout(out.cells[-1]) == "7\n"
 
 
 class _Evil:

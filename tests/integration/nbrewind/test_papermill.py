@@ -12,7 +12,7 @@ import pytest
 from nbrewind import inspect, pack, trust
 from nbrewind._signing import load_key, sign
 
-from .conftest import execute, executed, make_notebook, outputs, statuses
+from .conftest import execute, executed, make_notebook, outputs, statuses, stdout
 
 pytestmark = pytest.mark.integration
 
@@ -121,7 +121,7 @@ def test_repeat_with_a_changed_parameter_re_executes_its_readers_only(audited):
     assert statuses(nb)['total = scale(df["b"]).sum()'][1] == (
         "reads alpha, which is a parameter that changed"
     )
-    printed = [c for c in nb.cells if c.source.startswith("total")][0].outputs[0]["text"]
+    printed = stdout([c for c in nb.cells if c.source.startswith("total")][0])
     assert float(printed) == pytest.approx(sum(i * 2.0 * 0.7 for i in range(200)))
 
 
@@ -297,7 +297,7 @@ def test_repeat_in_another_directory_with_the_store_and_packed(tmp_path, monkeyp
             cwd=site,
         )
         assert executed(nb) == {"m = big.mean() + small"}, site
-        assert nb.cells[-1].outputs[0]["text"] == f"{(49999.5 + 3) * 2}\n"
+        assert stdout(nb.cells[-1]) == f"{(49999.5 + 3) * 2}\n"
     # The notebook a repeat writes elsewhere carries its own store: repeatable on its own.
     site_d = tmp_path / "d"
     site_d.mkdir()
@@ -334,7 +334,7 @@ def test_missing_store_object_means_re_execution_not_failure(tmp_path, monkeypat
         "nbrewind-repeat",
     )
     assert "does not match its digest" in statuses(nb)["import numpy as np"][1]
-    assert nb.cells[-1].outputs[0]["text"] == f"{49999.5 + 3}\n"
+    assert stdout(nb.cells[-1]) == f"{49999.5 + 3}\n"
 
 
 def test_inspect_prints_a_table_per_cell(audited):
@@ -385,7 +385,7 @@ def test_nbrewind_run_audits_then_repeats(tmp_path):
         "restored",
         "unchanged: same source, same inputs, trusted checkpoint",
     )
-    assert nb.cells[-1].outputs[0]["text"] == "42\n"
+    assert stdout(nb.cells[-1]) == "42\n"
 
 
 def test_prefix_policy_re_executes_the_whole_suffix_for_comparison(audited, monkeypatch):
