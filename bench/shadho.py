@@ -75,7 +75,7 @@ NONINFERIORITY_MARGIN = 0.002
 MEASURE_TIMEOUT_S = 600
 PIPELINE_DEPTH = 2
 # SHADHO without the barrier needs the planner's pending= (i16core); absent, it is left out.
-SHADHO = ("shadho", "shadho_pipelined") if sim.planner_pipelines() else ("shadho",)
+SHADHO = ("shadho", "shadho_pipelined", "shadho_async") if sim.planner_pipelines() else ("shadho",)
 AGNOSTIC = ("agnostic", "agnostic_async", "tpe_async", "optuna_async")
 MAIN = (*SHADHO, *AGNOSTIC)
 SENSITIVITY = (*SHADHO, "agnostic_async")
@@ -163,6 +163,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
         "shadho_pipelined": lambda: sim.simulate_shadho_pipelined(
             spec, pool, rounds, seed, PIPELINE_DEPTH, ov
         ),
+        "shadho_async": lambda: sim.simulate_shadho_async(spec, pool, budget, seed, ov),
         "agnostic": lambda: sim.simulate_agnostic(spec, pool, rounds, seed, overheads=ov),
         "agnostic_async": lambda: sim.simulate_agnostic_async(spec, pool, budget, seed, ov),
         "tpe_async": lambda: sim.simulate_joint_tpe_async(

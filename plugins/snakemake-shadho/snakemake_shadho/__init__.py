@@ -19,6 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._async import AsyncSearch
     from ._complexity import domain_term, domain_terms, log_complexity
     from ._costmodel import predict_costs
     from ._errors import ShadhoError, SpecError, StoreError
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 # a fraction of a second instead of importing hyperopt, which is bookkeeping time between
 # rounds.
 _EXPORTS = {
+    "AsyncSearch": "._async",
     "Exclusive": "._space",
     "HardwareClass": "._hardware",
     "SearchSpec": "._spec",
@@ -116,6 +118,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AsyncSearch",
     "Exclusive",
     "HardwareClass",
     "SearchSpec",

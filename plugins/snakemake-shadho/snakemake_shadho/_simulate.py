@@ -15,6 +15,8 @@ Strategies, all with the same sub-spaces, trial budget, cluster and overheads:
 
 - ``shadho``: :func:`.plan_round` (ranking, class assignment, load-balanced split) in rounds,
   then inside each class longest-predicted-trial-first onto the earliest-free worker;
+- ``shadho_async`` (:func:`simulate_shadho_async`): SHADHO without rounds
+  (:class:`.AsyncSearch`): every free worker takes its class's next planned trial;
 - ``agnostic``: round barrier, the same per-sub-space TPE, sub-spaces drawn uniformly, each
   trial sent to a random class (weighted by worker count, as a random partition choice would)
   and run there on the earliest-free worker in submission order;
@@ -46,6 +48,7 @@ from typing import Any, Optional, Protocol
 import numpy as np
 from hyperopt import hp
 
+from ._async import AsyncSearch
 from ._costmodel import coordinates, domain_scales
 from ._hardware import HardwareClass, by_speed
 from ._rounds import merge_round, plan_round
@@ -621,6 +624,42 @@ def simulate_agnostic_async(
     its ranking and placement)."""
     cluster = Cluster(by_speed(spec.classes))
     return run_async(cluster, budget, _AgnosticAsync(spec, pool, seed), "agnostic_async", overheads)
+
+
+class _ShadhoAsync:
+    """SHADHO without rounds (:class:`.AsyncSearch`): a free worker of class c takes c's next
+    planned trial, a new small round being planned (pending trials as liars) when c's queue is
+    empty, or steals the shortest trial it may run from another class's queue."""
+
+    def __init__(self, spec: SearchSpec, pool: Any, seed: int, batch: Optional[int] = None) -> None:
+        self.search = AsyncSearch(_with_seed(spec, seed), batch)
+        self.pool = pool
+        self.pending: dict[int, dict[str, Any]] = {}
+
+    def propose(self, worker_class: str) -> SimTrial:
+        t = self.search.next_for(worker_class)
+        hit = self.pool.lookup(t["subspace"], t["vals"])
+        trial = SimTrial(t["subspace"], t["vals"], hit["cost"], hit["loss"], t["predicted_cost"])
+        self.pending[id(trial)] = t
+        return trial
+
+    def tell(self, trial: SimTrial) -> None:
+        self.search.tell(self.pending.pop(id(trial)), trial.loss, trial.duration)
+
+
+def simulate_shadho_async(
+    spec: SearchSpec,
+    pool: EvaluatedPool,
+    budget: int,
+    seed: int,
+    overheads: Overheads = Overheads(),
+    batch: Optional[int] = None,
+) -> SimResult:
+    """SHADHO asynchronously (:class:`_ShadhoAsync`): the same start-up and per-trial overheads
+    as the asynchronous baselines, no rounds, no barrier."""
+    cluster = Cluster(by_speed(spec.classes))
+    proposer = _ShadhoAsync(spec, pool, seed, batch)
+    return run_async(cluster, budget, proposer, "shadho_async", overheads)
 
 
 class _JointTPEAsync:

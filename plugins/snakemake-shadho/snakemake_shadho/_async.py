@@ -1,0 +1,126 @@
+"""SHADHO without rounds: a worker that frees asks for its next trial at once.
+
+:class:`AsyncSearch` is the pure core of an asynchronous driver (a long-running process that
+hands trials to workers of declared classes, as Work Queue does for the SHADHO paper). It keeps
+one queue of planned trials per hardware class. When a class asks and its queue is empty, a
+small round is planned with :func:`.plan_round` (ranking, class assignment, load-balanced split,
+placement), every trial still queued or running passed as ``pending`` (TPE's constant liars, and
+the classes' backlog), and its trials are appended to their classes' queues longest predicted
+first. A class whose queue is still empty then takes the shortest queued trial of another class
+that it may run (its ``allowed`` classes): a worker never idles while a trial it may run waits.
+
+What is proposed depends on the order in which results arrive, as for every asynchronous
+search (hyperopt's and Optuna's parallel back-ends too); for one order of calls it is
+deterministic (each plan is seeded from ``(spec.seed, plan index)``).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ._rounds import merge_round, plan_round
+from ._spec import SearchSpec
+
+
+@dataclass
+class AsyncSearch:
+    """The asynchronous search of ``spec``: :meth:`next_for` a class, :meth:`tell` a result.
+
+    ``batch`` is how many trials one plan proposes (default: the number of workers, so every
+    class can be fed from one plan); smaller batches react faster to results, larger ones
+    plan less often.
+    """
+
+    spec: SearchSpec
+    batch: Optional[int] = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    plans: int = field(default=0, init=False)
+    stolen: int = field(default=0, init=False)
+    last_plan: Optional[dict[str, Any]] = field(default=None, init=False)
+    _queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict, init=False)
+    _running: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
+    _ranking: Optional[Mapping[str, Any]] = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._queues = {name: [] for name in self.spec.classes}
+        if self.batch is None:
+            self.batch = sum(c.count for c in self.spec.classes.values())
+        if self.batch < 1:
+            raise ValueError(f"batch must be at least 1 (got {self.batch})")
+
+    @property
+    def queued(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
+    def next_for(self, hw_class: str) -> dict[str, Any]:
+        """The trial a free worker of ``hw_class`` runs next (a :func:`.plan_round` trial,
+        ``hw_class`` set to the class that runs it)."""
+        if hw_class not in self._queues:
+            raise KeyError(
+                f"unknown hardware class {hw_class!r} (declared: {sorted(self._queues)})"
+            )
+        if not self._queues[hw_class]:
+            self._plan()
+        trial = self._pop(hw_class)
+        if trial is None:
+            self._plan()
+            trial = self._pop(hw_class)
+        if trial is None:
+            raise RuntimeError(
+                f"hardware class {hw_class!r} may run none of the planned sub-spaces "
+                "(check the sub-spaces' hardware restrictions)"
+            )
+        self._running[trial["trial"]] = trial
+        return trial
+
+    def tell(self, trial: Mapping[str, Any], loss: Optional[float], duration_s: float) -> None:
+        """Record the result of a trial handed out by :meth:`next_for` (``loss`` None: it
+        failed); ``duration_s`` is its measured run time, which teaches the class speeds."""
+        planned = self._running.pop(str(trial["trial"]), None)
+        if planned is None:
+            raise KeyError(f"trial {trial['trial']!r} was not handed out or was told already")
+        result = {
+            **planned,
+            "status": "ok" if loss is not None else "fail",
+            "loss": loss,
+            "duration_s": float(duration_s),
+        }
+        one = {"round": planned["round"], "trials": [planned]}
+        self.history = merge_round(self.history, one, [result])
+
+    def _pending(self) -> list[dict[str, Any]]:
+        return [*self._running.values(), *(t for q in self._queues.values() for t in q)]
+
+    def _plan(self) -> None:
+        plan = plan_round(
+            self.spec,
+            self.plans,
+            self.history,
+            self._ranking,
+            n_trials=self.batch,
+            pending=self._pending(),
+        )
+        self.plans += 1
+        self._ranking = plan["ranking"]
+        self.last_plan = plan
+        for trial in sorted(plan["trials"], key=lambda t: -t["predicted_cost"]):
+            self._queues[trial["hw_class"]].append(trial)
+
+    def _pop(self, hw_class: str) -> Optional[dict[str, Any]]:
+        if self._queues[hw_class]:
+            return self._queues[hw_class].pop(0)
+        # Steal the shortest trial this class may run from another class's queue.
+        best: Optional[tuple[float, str, int]] = None
+        for owner, queue in self._queues.items():
+            for i, t in enumerate(queue):
+                if hw_class not in self.spec.classes_of(t["subspace"]):
+                    continue
+                key = (float(t["predicted_cost"]), owner, i)
+                if best is None or key < best:
+                    best = key
+        if best is None:
+            return None
+        _, owner, i = best
+        trial = dict(self._queues[owner].pop(i), hw_class=hw_class)
+        self.stolen += 1
+        return trial
