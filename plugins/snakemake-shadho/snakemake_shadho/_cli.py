@@ -5,6 +5,12 @@
                                     [--pending PLAN ...]
     python -m snakemake_shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
     python -m snakemake_shadho report SPEC --history H --out REPORT.md PLAN.json ...
+    python -m snakemake_shadho search SPEC --out DIR [--report REPORT.md] [--search-dir D ...]
+                                    [--launcher CLASS=COMMAND ...] [--budget N]
+    python -m snakemake_shadho worker SPEC --class CLASS [--search-dir D ...]
+
+``search`` runs the whole search asynchronously (no rounds: a worker that frees takes its
+class's next trial, see snakemake_shadho._driver); ``worker`` is one of its worker processes.
 
 SPEC is a YAML or JSON file holding the search's config (either the ``hpo:`` mapping itself
 or a config with an ``hpo:`` entry). User errors print one line naming the problem and exit 2.
@@ -67,6 +73,39 @@ def _report(args: argparse.Namespace) -> None:
     write_report(spec, read_jsonl(args.history), [read_json(p) for p in args.plans], args.out)
 
 
+def _search(args: argparse.Namespace) -> None:
+    import shlex
+
+    from ._driver import run_search
+    from ._requirements import check_requirements
+
+    spec = read_spec(args.spec)
+    check_requirements(spec)
+    launchers = {}
+    for item in args.launcher:
+        name, sep, command = item.partition("=")
+        if not sep or name not in spec.classes:
+            raise ShadhoError(
+                f"--launcher {item!r}: expected CLASS=COMMAND with CLASS one of "
+                f"{', '.join(spec.classes)}"
+            )
+        launchers[name] = shlex.split(command)
+    history = run_search(spec, args.spec, args.out, args.search_dir, launchers, args.budget)
+    if args.report:
+        from .report import write_report
+
+        write_report(spec, history, read_json(Path(args.out) / "plans.json"), args.report)
+
+
+def _worker(args: argparse.Namespace) -> None:
+    from ._driver import serve
+
+    spec = read_spec(args.spec)
+    if args.hw_class not in spec.classes:
+        raise ShadhoError(f"--class {args.hw_class!r}: not a class of the spec")
+    serve(spec, args.hw_class, args.search_dir, sys.stdin, sys.stdout)
+
+
 def _validate(args: argparse.Namespace) -> None:
     spec = read_spec(args.spec)
     print(
@@ -104,6 +143,25 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--out", required=True)
     r.add_argument("plans", nargs="+")
     r.set_defaults(run=_report)
+    se = sub.add_parser("search", help="run the whole search asynchronously (no rounds)")
+    se.add_argument("spec")
+    se.add_argument("--out", required=True, help="folder of history.jsonl and plans.json")
+    se.add_argument("--report", help="write the report here at the end")
+    se.add_argument("--search-dir", action="append", default=[], help="where the objective is")
+    se.add_argument(
+        "--launcher",
+        action="append",
+        default=[],
+        help='CLASS="COMMAND ...": start CLASS\'s workers through COMMAND (default: srun for a '
+        "class with slurm_partition, a local process otherwise)",
+    )
+    se.add_argument("--budget", type=int, help="trials in all (default: the spec's budget)")
+    se.set_defaults(run=_search)
+    w = sub.add_parser("worker", help="one worker of an asynchronous search (stdin/stdout)")
+    w.add_argument("spec")
+    w.add_argument("--class", dest="hw_class", required=True)
+    w.add_argument("--search-dir", action="append", default=[])
+    w.set_defaults(run=_worker)
     return p
 
 

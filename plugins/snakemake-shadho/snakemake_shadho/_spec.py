@@ -28,7 +28,9 @@ _SETTINGS: dict[str, Any] = {
     "pipeline_depth": 1,
     "duration_aware_split": False,
     "requires": None,
+    "execution": "rounds",
 }
+EXECUTIONS = ("rounds", "async")
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class SearchSpec:
     run, so a seed gives the same search whatever the timings). ``requires`` maps a sub-space
     (or ``"*"`` for all) to the Python modules its objective imports, each with the pip
     requirement that provides it; a missing one stops the search before any trial.
+    ``execution`` is ``rounds`` (Snakemake jobs, round by round, ``pipeline_depth`` in flight)
+    or ``async`` (one long-running driver, :mod:`._driver`: a worker that frees takes its
+    class's next trial, no rounds; ``rounds x trials_per_round`` is then only the budget).
     """
 
     subspaces: dict[str, SubSpace]
@@ -67,6 +72,7 @@ class SearchSpec:
     pipeline_depth: int = 1
     duration_aware_split: bool = False
     requires: dict[str, dict[str, str]] = field(default_factory=dict)
+    execution: str = "rounds"
 
     @property
     def explore_floor(self) -> int:
@@ -143,6 +149,12 @@ def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any
             f"expected true or false, got {values['duration_aware_split']!r}",
         )
     values["requires"] = _requires(values["requires"], subspaces)
+    if values["execution"] not in EXECUTIONS:
+        raise SpecError(
+            "execution",
+            f"expected one of {', '.join(EXECUTIONS)}, got {values['execution']!r}",
+            "rounds: Snakemake jobs round by round; async: one driver, no rounds.",
+        )
     lam = values["planck_lambda"]
     if isinstance(lam, bool) or not isinstance(lam, int | float) or lam <= 0:
         raise SpecError("planck_lambda", f"expected a positive number, got {lam!r}")

@@ -171,3 +171,36 @@ def test_a_missing_module_stops_the_search_before_any_job(tmp_path):
     assert "run `pip install no-such-dist==1.0`" in out and "sub-space 'b'" in out
     assert "Traceback" not in out
     assert not (workdir / "results/hpo/rounds").exists()
+
+
+def test_async_execution_runs_the_search_as_one_job_with_no_idle_worker(tmp_path):
+    """execution: async: one Snakemake job (rule hpo_search) drives long-lived workers (one per
+    class slot, local processes); every worker takes its next trial as soon as its last one
+    ends (no barrier, no round structure in the timings), every trial is recorded once with
+    the class that ran it, the report is written; a second run finds everything done and a run
+    with a larger budget resumes from the finished trials instead of redoing them."""
+    workdir = copy_workflow(tmp_path, config(execution="async"))
+    env = {**os.environ, "PYTHONPATH": PLUGINS_PATH, "OMP_NUM_THREADS": "1"}
+    code, out = run(workdir, env)
+    assert code == 0, out
+    assert "hpo_search" in out and "hpo_plan" not in out
+    history = shadho.read_jsonl(workdir / "results/hpo/async/history.jsonl")
+    assert len(history) == 12 and all(r["status"] == "ok" for r in history)
+    assert len({r["trial"] for r in history}) == 12
+    assert {r["hw_class"] for r in history} == {"fast", "slow"}
+    for cls in ("fast", "slow"):
+        mine = sorted((r["started"], r["finished"]) for r in history if r["hw_class"] == cls)
+        gaps = [b[0] - a[1] for a, b in zip(mine, mine[1:], strict=False)]
+        # Back to back on the class's one worker: the gap is the driver's bookkeeping only.
+        assert max(gaps) < 1.0, (cls, gaps)
+    classes = pd.read_csv(workdir / "results/hpo/report/classes.csv").set_index("hw_class")
+    assert classes["trials"].sum() == 12
+
+    bigger = config(execution="async", rounds=5)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(bigger))
+    (workdir / "results/hpo/report/report.md").unlink()
+    code, out = run(workdir, env)
+    assert code == 0, out
+    resumed = shadho.read_jsonl(workdir / "results/hpo/async/history.jsonl")
+    assert len(resumed) == 15 and resumed[:12] == history, "the finished trials are kept"
+    assert len({r["trial"] for r in resumed}) == 15

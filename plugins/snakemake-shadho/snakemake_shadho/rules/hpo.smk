@@ -16,6 +16,12 @@
 #   rule hpo_merge        rounds/r/history.jsonl   every record so far (input of round r+1)
 # then rule hpo_report    report/ (best.json, tables, plots, report.md).
 #
+# With `execution: async` there are no rounds: one job, rule hpo_search, runs the whole search
+# (`python -m snakemake_shadho search`): count workers per class, local processes or, for a
+# class with slurm_partition, one srun job each, kept for the whole search; a worker that frees
+# takes its class's next trial at once. It writes async/history.jsonl after every result (a
+# rerun resumes from it) and the same report/.
+#
 # With `pipeline_depth: d` (d > 1) round r is planned from the history of round r - d, the
 # trials of rounds r-d+1 .. r-1 counting as pending: round r's trials are queued while the
 # rounds before it still run, so a worker that frees up takes the next trial instead of waiting
@@ -61,8 +67,9 @@ HPO_PYTHON = sys.executable
 HPO_REPORT = f"{HPO_DIR}/report/report.md"
 HPO_LAST = HPO_SPEC.rounds - 1
 
-# Bookkeeping runs on the host running Snakemake, never as a cluster job.
-localrules: hpo_plan, hpo_merge, hpo_report
+# Bookkeeping runs on the host running Snakemake, never as a cluster job (the asynchronous
+# driver starts its own Slurm jobs).
+localrules: hpo_plan, hpo_merge, hpo_report, hpo_search
 
 
 wildcard_constraints:
@@ -176,17 +183,41 @@ rule hpo_merge:
         "{input.trials}"
 
 
-rule hpo_report:
-    input:
-        history=f"{HPO_DIR}/rounds/{HPO_LAST}/history.jsonl",
-        plans=[f"{HPO_DIR}/rounds/{r}/plan.json" for r in range(HPO_SPEC.rounds)],
-    output:
-        md=HPO_REPORT,
-        best=f"{HPO_DIR}/report/best.json",
-        subspaces=f"{HPO_DIR}/report/subspaces.csv",
-        classes=f"{HPO_DIR}/report/classes.csv",
-        speeds=f"{HPO_DIR}/report/speeds.csv",
-        plot=f"{HPO_DIR}/report/convergence.png",
-    shell:
-        "{HPO_PYTHON} -m snakemake_shadho report {HPO_SPEC_FILE} --history {input.history} "
-        "--out {output.md} {input.plans}"
+HPO_REPORT_FILES = dict(
+    md=HPO_REPORT,
+    best=f"{HPO_DIR}/report/best.json",
+    subspaces=f"{HPO_DIR}/report/subspaces.csv",
+    classes=f"{HPO_DIR}/report/classes.csv",
+    speeds=f"{HPO_DIR}/report/speeds.csv",
+    plot=f"{HPO_DIR}/report/convergence.png",
+)
+
+
+if HPO_SPEC.execution == "async":
+
+    rule hpo_search:
+        # async/history.jsonl is deliberately not an output: Snakemake deletes a failed job's
+        # outputs, and the finished trials must survive for the rerun to resume from them.
+        output:
+            **HPO_REPORT_FILES,
+        # The local workers' cores, and one for the driver.
+        threads: 1 + sum(c.cpus * c.count for c in HPO_SPEC.classes.values() if not c.slurm_partition)
+        params:
+            basedir=workflow.basedir,
+            out=f"{HPO_DIR}/async",
+        shell:
+            "{HPO_PYTHON} -m snakemake_shadho search {HPO_SPEC_FILE} --out {params.out} "
+            "--report {output.md} --search-dir {params.basedir} "
+            "--search-dir {params.basedir}/scripts"
+
+else:
+
+    rule hpo_report:
+        input:
+            history=f"{HPO_DIR}/rounds/{HPO_LAST}/history.jsonl",
+            plans=[f"{HPO_DIR}/rounds/{r}/plan.json" for r in range(HPO_SPEC.rounds)],
+        output:
+            **HPO_REPORT_FILES,
+        shell:
+            "{HPO_PYTHON} -m snakemake_shadho report {HPO_SPEC_FILE} --history {input.history} "
+            "--out {output.md} {input.plans}"
