@@ -4,12 +4,11 @@ STICKY_REQUIRE_SLURM=1 (set by CI) makes a missing cluster a failure."""
 
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PILOT_ARGS, plain_rules_local
+from tests.conftest import PILOT_ARGS, pilots, plain_rules_local
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
@@ -19,49 +18,6 @@ def workflow(workflow):
     """The test workflows with every rule that does not opt in declared a localrule: these
     tests are about pilots (hybrid Slurm jobs are tested in test_slurm_hybrid.py)."""
     return lambda name, into="wf": plain_rules_local(workflow(name, into))
-
-
-def pilots(workdir: Path, timeout: float = 30.0) -> dict[str, tuple[str, str]]:
-    """job id -> (partition, state) of the newest run's pilots, from Slurm accounting.
-
-    Accounting lags behind the jobs a little: wait until every pilot the run started is
-    recorded in a final state."""
-    run_dir = sorted((workdir / ".snakemake" / "sticky").iterdir())[-1]
-    started = sum(
-        1
-        for line in (run_dir / "metrics.jsonl").read_text().splitlines()
-        if '"worker_started"' in line
-    )
-    deadline = time.monotonic() + timeout
-    while True:
-        out = subprocess.run(
-            [
-                "sacct",
-                "-X",
-                "-n",
-                "-P",
-                f"--name=sticky-{run_dir.name}",
-                "-o",
-                "JobID,Partition,State",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        ).stdout
-        jobs = {r[0]: (r[1], r[2]) for r in (line.split("|") for line in out.splitlines() if line)}
-        final = all(
-            state.split()[0] not in ("PENDING", "RUNNING", "COMPLETING")
-            for _, state in jobs.values()
-        )
-        if len(jobs) == started and final:
-            return jobs
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout:g} s waiting for sacct to record the {started} "
-                f"pilots of run {run_dir.name} in a final state; it lists {jobs}"
-            )
-        time.sleep(0.25)
 
 
 def queued(workdir: Path) -> list[str]:

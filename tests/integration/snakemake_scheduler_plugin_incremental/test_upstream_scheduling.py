@@ -7,6 +7,7 @@ scheduler learns each round's new ready jobs from Snakemake instead of the whole
 
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,19 @@ CASES = {
 }
 
 
-def run_upstream(tmp_path: Path, name: str, patched: bool = False) -> SnakemakeRun:
-    cores, args = CASES[name]
+def run_upstream(
+    tmp_path: Path,
+    name: str,
+    patched: bool = False,
+    case: "tuple[int, list[str]] | None" = None,
+    workflow: "str | None" = None,
+    executor: str = "local",
+) -> SnakemakeRun:
+    cores, args = case or CASES[name]
     workdir = tmp_path / name
-    shutil.copytree(UPSTREAM / name, workdir)
+    shutil.copytree(UPSTREAM / (workflow or name), workdir)
     cmd = snakemake_command(
-        "--scheduler", "incremental", "--verbose", *args, executor="local", cores=cores
+        "--scheduler", "incremental", "--verbose", *args, executor=executor, cores=cores
     )
     if patched:  # python bench/_patched_snakemake.py RSS_FILE ARGS... (instead of -m snakemake)
         assert cmd[1:3] == ["-m", "snakemake"]
@@ -43,6 +51,19 @@ def run_upstream(tmp_path: Path, name: str, patched: bool = False) -> SnakemakeR
         cmd[1:3] = [str(patcher), str(tmp_path / "peak_rss_kib")]
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=240)
     return SnakemakeRun(workdir, proc.returncode, proc.stdout + proc.stderr)
+
+
+def check_expected_results(run: SnakemakeRun, workflow: str) -> int:
+    """Snakemake's check: every file of expected-results produced, byte for byte (.gitkeep and
+    .gitignore are placeholders); the number compared."""
+    expected = UPSTREAM / workflow / "expected-results"
+    compared = 0
+    for path in sorted(expected.rglob("*")):
+        if path.is_file() and path.name not in (".gitkeep", ".gitignore"):
+            produced = run.workdir / path.relative_to(expected)
+            assert produced.read_bytes() == path.read_bytes(), f"{produced} differs"
+            compared += 1
+    return compared
 
 
 def check_issue3913_threads(workdir: Path, limit: int = 8) -> int:
@@ -72,13 +93,194 @@ def test_snakemake_scheduling_workflow_passes(tmp_path, name, patched):
     run = run_upstream(tmp_path, name, patched)
     assert run.returncode == 0, run.output[-4000:]
     assert FALLBACK not in run.output  # the plugin chose every round itself
-    expected = UPSTREAM / name / "expected-results"
-    compared = 0
-    for path in sorted(expected.rglob("*")):
-        if path.is_file():
-            produced = run.workdir / path.relative_to(expected)
-            assert produced.read_bytes() == path.read_bytes(), f"{produced} differs"
-            compared += 1
-    assert compared > 0
+    assert check_expected_results(run, name) > 0
     if name == "test_github_issue3913":
         assert check_issue3913_threads(run.workdir) == 4  # prepare, 2 x do_something, final
+
+
+# Snakemake's group-job tests (tests/tests.py). Its run(cluster="./qsub") submits through the
+# cluster-generic executor, whose ./qsub runs each job script here, at once, and sets nodes=3
+# (--jobs 3) and seconds_between_status_checks=0; cores default to 3. Its group_components={0:
+# 5} and overwrite_groups={"a": 0, ...} are ints, and a command line gives strings: where a
+# Snakefile says `group: 0`, --groups names the same groups as strings, so that
+# --group-components finds them (the grouping is the same).
+CLUSTER = [
+    "--cluster-generic-submit-cmd", "./qsub", "--jobs", "3",
+    "--seconds-between-status-checks", "0",
+]  # fmt: skip
+STATUS_FAILED = ["--cluster-generic-status-cmd", "./status_failed"]
+RESOURCE_GROUPS = ["--group-components", "0=5", "1=5", "--groups", "a=0", "a_1=1", "b=2", "c=2"]
+PIPE_GROUP = ["--group-components", "0=5", "--groups", "a=0", "a_1=0", "b=0", "c=0"]
+MEM_0 = ["--default-resources", "mem_mb=0"]
+
+
+@dataclass(frozen=True)
+class GroupCase:
+    """One of Snakemake's group tests: its workflow, cores, arguments beyond CLUSTER, whether
+    it must fail, and (for the tests that count qsub.log's lines) the submissions."""
+
+    workflow: str
+    cores: int = 3
+    args: tuple[str, ...] = ()
+    shouldfail: bool = False
+    submissions: "int | None" = None
+
+
+GROUP_CASES = {
+    "test_group_jobs": GroupCase("test_group_jobs"),
+    "test_group_jobs_attempts": GroupCase("test_group_jobs_attempts", args=("--retries", "2")),
+    "test_groups_out_of_jobs": GroupCase("test_groups_out_of_jobs", shouldfail=True),
+    "test_group_job_fail": GroupCase("test_group_job_fail", shouldfail=True),
+    "test_group_temp": GroupCase("test_group_temp"),
+    "test_groupid_expand_cluster": GroupCase("test_groupid_expand_cluster"),
+    "test_issue850": GroupCase("test_issue850"),
+    "test_issue860": GroupCase("test_issue860", args=("done",)),
+    "test_issue930": GroupCase("test_issue930"),
+    "test_multicomp_group_jobs": GroupCase(
+        "test_multicomp_group_jobs",
+        args=("--groups", "a=group0", "b=group0", "--group-components", "group0=2"),
+    ),
+    # test_group_jobs_resources without its spy on GroupResources.basic_layered (a mock in
+    # Snakemake's process): the run and its results.
+    "test_group_jobs_resources": GroupCase(
+        "test_group_jobs_resources",
+        cores=6,
+        args=(
+            "--resources",
+            "typo=23",
+            "mem_mb=60000",
+            *MEM_0,
+            "--group-components",
+            "0=5",
+            "--groups",
+            "a=0",
+            "a_1=0",
+            "b=0",
+            "c=0",
+        ),
+    ),  # fmt: skip
+    "test_group_job_resources_with_pipe_with_too_much_constraint": GroupCase(
+        "test_group_with_pipe",
+        cores=6,
+        args=("--resources", "mem_mb=20000", *PIPE_GROUP, *MEM_0),
+        shouldfail=True,
+    ),
+    "test_group_job_resources_with_pipe_with_too_few_cores": GroupCase(
+        "test_group_with_pipe", cores=2, args=(*PIPE_GROUP, *MEM_0), shouldfail=True
+    ),
+    # The scheduler goes on scheduling group jobs until the global resources are used up; then
+    # ./status_failed fails the first, and the run ends: qsub.log counts what was scheduled.
+    "test_global_resource_limits_limit_scheduling_of_groups": GroupCase(
+        "test_group_jobs_resources",
+        cores=6,
+        args=(
+            *STATUS_FAILED,
+            "--resources",
+            "typo=23",
+            "mem_mb=50000",
+            "fake_res=200",
+            *RESOURCE_GROUPS,
+            *MEM_0,
+        ),
+        shouldfail=True,
+        submissions=1,
+    ),  # fmt: skip
+    "test_new_resources_can_be_defined_as_local": GroupCase(
+        "test_group_jobs_resources",
+        cores=6,
+        args=(
+            *STATUS_FAILED,
+            "--resources",
+            "typo=23",
+            "mem_mb=50000",
+            "fake_res=200",
+            "global_res=1000",
+            "--set-resource-scopes",
+            "mem_mb=local",
+            "global_res=local",
+            *RESOURCE_GROUPS,
+            *MEM_0,
+        ),
+        shouldfail=True,
+        submissions=2,
+    ),  # fmt: skip
+    "test_resource_prefix_does_not_affect_scope_overwrite": GroupCase(
+        "test_group_jobs_resources",
+        cores=6,
+        args=(
+            *STATUS_FAILED,
+            "--resources",
+            "typo=23",
+            "mem_mb=50000",
+            "fake_res=200",
+            "global_res=1000",
+            "--set-resource-scopes",
+            "mem=local",
+            "global_res=local",
+            *RESOURCE_GROUPS,
+            *MEM_0,
+        ),
+        shouldfail=True,
+        submissions=2,
+    ),  # fmt: skip
+    "test_resources_can_be_overwritten_as_global": GroupCase(
+        "test_group_jobs_resources",
+        cores=6,
+        args=(
+            *STATUS_FAILED,
+            "--resources",
+            "typo=23",
+            "fake_res=200",
+            "--set-resource-scopes",
+            "fake_res=global",
+            *RESOURCE_GROUPS,
+            *MEM_0,
+        ),
+        shouldfail=True,
+        submissions=1,
+    ),  # fmt: skip
+}
+# Each group job is a Snakemake start of its own (seconds each): the copy carrying the
+# upstream patch runs the two that exercise the most (merged groups, resource limits).
+GROUP_PATCHED = ["test_group_jobs", "test_global_resource_limits_limit_scheduling_of_groups"]
+GROUP_PARAMS = [
+    *(pytest.param(name, False, id=f"{name}-installed") for name in GROUP_CASES),
+    *(pytest.param(name, True, id=f"{name}-patched") for name in GROUP_PATCHED),
+]
+
+
+@pytest.mark.parametrize(("name", "patched"), GROUP_PARAMS)
+def test_snakemake_group_job_workflow_passes(tmp_path, name, patched):
+    case = GROUP_CASES[name]
+    args = [*CLUSTER, *case.args]
+    run = run_upstream(
+        tmp_path, name, patched, (case.cores, args), case.workflow, executor="cluster-generic"
+    )
+    assert FALLBACK not in run.output
+    if case.shouldfail:
+        assert run.returncode != 0, run.output[-4000:]
+    else:
+        assert run.returncode == 0, run.output[-4000:]
+        assert "Submitted group job" in run.output
+        assert check_expected_results(run, case.workflow) > 0
+    if case.submissions is not None:
+        lines = (run.workdir / "qsub.log").read_text().splitlines()
+        assert len([line for line in lines if line]) == case.submissions, lines
+
+
+# Snakemake's local tests on group workflows: under local execution Snakemake makes no group
+# jobs (Rule.group is None), and the scheduler sees single jobs.
+LOCAL_GROUP_CASES = {
+    "test_groupid_expand_local": ("test_groupid_expand", 3, []),
+    "test_cores_limited_by_global_supply": ("test_group_jobs_resources", 1, []),
+}
+
+
+@pytest.mark.parametrize("name", list(LOCAL_GROUP_CASES))
+def test_snakemake_local_group_workflow_passes(tmp_path, name):
+    workflow, cores, args = LOCAL_GROUP_CASES[name]
+    run = run_upstream(tmp_path, name, case=(cores, args), workflow=workflow)
+    assert run.returncode == 0, run.output[-4000:]
+    assert FALLBACK not in run.output
+    assert "Group job" not in run.output
+    assert check_expected_results(run, workflow) > 0
