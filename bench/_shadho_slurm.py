@@ -7,11 +7,17 @@ over its standard input, so trials pay no process start. On these two workers, f
 every strategy searches for real with the same budget (strategies interleaved within a seed, so
 background load hits them alike):
 
-- ``shadho``: SHADHO as built: rounds planned by :func:`snakemake_shadho.plan_round` (its
+- ``shadho``: SHADHO in rounds: rounds planned by :func:`snakemake_shadho.plan_round` (its
   real planning time included), each class running its trials longest-predicted first, a
   barrier at the end of every round, results merged with :func:`merge_round`;
+- ``shadho_async``: SHADHO without rounds (:class:`snakemake_shadho.AsyncSearch`, what
+  ``execution: async`` runs): each worker, when free, takes its class's next planned trial;
+- ``agnostic``: the barrier baseline: rounds of the same size, sub-spaces drawn uniformly,
+  each sub-space's TPE asked for its share, every trial sent to a random class;
 - ``agnostic_async``: each worker, when free, pulls a trial of a random sub-space's TPE;
-- ``tpe_async``: each worker, when free, pulls a trial from plain TPE over the joint space.
+- ``tpe_async``: each worker, when free, pulls a trial from plain TPE over the joint space;
+- ``optuna_async``: each worker, when free, asks Optuna's TPE sampler (constant liar) over
+  the same joint space.
 
 Measured: wall time, best loss, time to the target loss (the median over seeds of plain TPE's
 best loss), and each class's utilisation (time evaluating trials over wall time).
@@ -40,6 +46,7 @@ CLASSES = {"fast": {"count": 1, "speed": 3.0}, "slow": {"count": 1, "speed": 1.0
 DUTY = {"fast": 1.0, "slow": 1 / 3}
 ROUND = 8  # trials per round, as workflows/hpo-digits
 READY_TIMEOUT_S = 300
+STRATEGIES = ("shadho", "shadho_async", "agnostic", "agnostic_async", "tpe_async", "optuna_async")
 
 
 class Pilot:
@@ -218,6 +225,7 @@ def run_async(
             out = pilot.run(_params(spec, trial))
             record["end"] = time.perf_counter() - t0
             trial.loss = out["loss"]
+            trial.duration = float(out.get("duration_s", 0.0))
             record.update(loss=out["loss"], duration_s=out.get("duration_s", 0.0))
             with lock:
                 proposer.tell(trial)
@@ -278,6 +286,50 @@ def run_shadho(spec: shadho.SearchSpec, pilots: list[Pilot], rounds: int) -> lis
     return records
 
 
+def run_agnostic(
+    spec: shadho.SearchSpec, pilots: list[Pilot], rounds: int, seed: int
+) -> list[dict[str, Any]]:
+    """The barrier baseline (as :func:`snakemake_shadho._simulate.simulate_agnostic`): each
+    round draws ``ROUND`` sub-spaces uniformly, asks each drawn sub-space's TPE for its share,
+    sends every trial to a random class, runs the classes' queues and waits for the last."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 1])
+    names = list(spec.subspaces)
+    past: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    records: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        picks = rng.choice(len(names), size=ROUND)
+        made = []
+        for i, name in enumerate(names):
+            k = int((picks == i).sum())
+            if not k:
+                continue
+            opt = shadho.SubspaceOptimizer(
+                spec.subspaces[name].space, past[name], spec.n_startup_jobs
+            )
+            for s in opt.ask(k, int(rng.integers(2**31 - 1))):
+                made.append({"subspace": name, "tid": s.tid, "vals": s.vals, "params": s.params})
+        made = [made[i] for i in rng.permutation(len(made))]
+        queues: dict[str, list[dict[str, Any]]] = {p.cls: [] for p in pilots}
+        for t in made:
+            queues[pilots[int(rng.integers(len(pilots)))].cls].append(t)
+        by_class = {p.cls: p for p in pilots}
+        results: list[dict[str, Any]] = []
+        _threads([(_run_queue, (by_class[c], q, t0, results, records)) for c, q in queues.items()])
+        for res in results:
+            past[res["subspace"]].append(
+                {
+                    "tid": res["tid"],
+                    "vals": res["vals"],
+                    "loss": res["loss"],
+                    "status": res["status"],
+                }
+            )
+    return records
+
+
 def summarise(records: list[dict[str, Any]], target: float) -> dict[str, Any]:
     wall = max(r["end"] for r in records)
     ok = [r for r in records if r["loss"] is not None]
@@ -300,6 +352,51 @@ def summarise(records: list[dict[str, Any]], target: float) -> dict[str, Any]:
     }
 
 
+def compare_paired(per_seed: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Each SHADHO variant against each baseline, paired by seed: the ratio of medians of
+    wall time and of time to target (a search that never reached it counts as infinite), with
+    paired-bootstrap 95% intervals, and best loss better/equal/worse counts."""
+    import numpy as np
+
+    def col(name: str, key: str) -> list[float]:
+        return [math.inf if r[key] is None else float(r[key]) for r in per_seed[name]]
+
+    table: dict[str, dict[str, Any]] = {}
+    lines = []
+    for variant in ("shadho", "shadho_async"):
+        for base in (n for n in STRATEGIES if not n.startswith("shadho")):
+            row: dict[str, Any] = {}
+            for key in ("wall_s", "time_to_target_s"):
+                a, b = col(variant, key), col(base, key)
+                ratio = sim.ratio_of_medians(np.asarray(a), np.asarray(b))
+                lo, hi = sim.paired_bootstrap_ci(a, b, sim.ratio_of_medians)
+                row[key] = [_finite(ratio), _finite(lo), _finite(hi)]
+            a, b = col(variant, "best_loss"), col(base, "best_loss")
+            row["best_loss_better_equal_worse"] = [
+                sum(x < y for x, y in zip(a, b, strict=True)),
+                sum(x == y for x, y in zip(a, b, strict=True)),
+                sum(x > y for x, y in zip(a, b, strict=True)),
+            ]
+            table[f"{variant}_vs_{base}"] = row
+            lines.append(
+                f"{variant} vs {base}: wall x{_fmt(row['wall_s'])}, "
+                f"time to target x{_fmt(row['time_to_target_s'])}, "
+                f"best loss better/equal/worse {row['best_loss_better_equal_worse']}"
+            )
+    return {"table": table, "lines": lines}
+
+
+def _finite(x: float) -> "float | None":
+    return round(float(x), 3) if math.isfinite(x) else None
+
+
+def _fmt(r: list) -> str:
+    def one(x: Any) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    return f"{one(r[0])} [{one(r[1])}, {one(r[2])}]"
+
+
 def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[str, Any]:
     spec0 = shadho.load_spec(
         {
@@ -318,11 +415,7 @@ def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[s
     else:
         pilots = [Pilot(c, DUTY[c]) for c in CLASSES]
     started = time.perf_counter()
-    runs: dict[str, list[list[dict[str, Any]]]] = {
-        "shadho": [],
-        "agnostic_async": [],
-        "tpe_async": [],
-    }
+    runs: dict[str, list[list[dict[str, Any]]]] = {name: [] for name in STRATEGIES}
     try:
         waiter = threading.Thread(target=lambda: [p.wait_ready() for p in pilots], daemon=True)
         waiter.start()
@@ -340,12 +433,20 @@ def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[s
                 t0 = time.perf_counter()
                 if name == "shadho":
                     recs = run_shadho(spec, pilots, budget // ROUND)
-                elif name == "agnostic_async":
-                    proposer = sim._AgnosticAsync(spec, _NoPool(), seed)
-                    recs = run_async(spec, pilots, proposer, budget)
+                elif name == "agnostic":
+                    recs = run_agnostic(spec, pilots, budget // ROUND, seed)
                 else:
-                    n_startup = spec.n_startup_jobs * len(spec.subspaces)
-                    proposer = sim._JointTPEAsync(joint, to_vals, _NoPool(), n_startup, seed)
+                    if name == "shadho_async":
+                        proposer: Any = sim._ShadhoAsync(spec, _NoPool(), seed)
+                    elif name == "agnostic_async":
+                        proposer = sim._AgnosticAsync(spec, _NoPool(), seed)
+                    elif name == "tpe_async":
+                        n_startup = spec.n_startup_jobs * len(spec.subspaces)
+                        proposer = sim._JointTPEAsync(joint, to_vals, _NoPool(), n_startup, seed)
+                    else:
+                        proposer = sim._OptunaAsync(
+                            sim.optuna_domains(options), _NoPool(), seed, None
+                        )
                     recs = run_async(spec, pilots, proposer, budget)
                 runs[name].append(recs)
                 best = min((r["loss"] for r in recs if r["loss"] is not None), default=None)
@@ -381,6 +482,9 @@ def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[s
         summary[name]["time_to_target_s_median"] = ttt_m if math.isfinite(ttt_m) else None
     for name, s in summary.items():
         print(f"  {name:>15}: {s}", flush=True)
+    versus = compare_paired(per_seed)
+    for line in versus["lines"]:
+        print(f"  {line}", flush=True)
     return {
         "setup": {
             "classes": CLASSES,
@@ -400,5 +504,6 @@ def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[s
         },
         "wall_s_total": round(time.perf_counter() - started, 1),
         "summary": summary,
+        "shadho_vs": versus["table"],
         "per_seed": per_seed,
     }
