@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import snakemake_shadho as shadho
 from snakemake_shadho import _simulate as sim
+from tests.conftest import examples
 
 from .test_bench_baselines import _options, _pool, _spec
 
@@ -80,7 +81,7 @@ def test_same_calls_same_trials_and_pending_trials_are_not_proposed_twice():
     assert len(names) == len(set(names)), "a trial id is handed out once"
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 10**6), fast=st.integers(1, 2), slow=st.integers(1, 4))
 def test_no_worker_idles_and_as_busy_as_the_async_agnostic_baseline(seed, fast, slow):
     """Generated clusters: shadho_async runs every trial back to back on every worker (each
