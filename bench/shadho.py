@@ -57,7 +57,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from _common import PLUGIN_ROOTS, RESULTS, ROOT, WORK, fresh_copy, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    PLUGIN_ROOTS,
+    RESULTS,
+    ROOT,
+    WORK,
+    fresh_copy,
+    measured_commit,
+    write_result,
+)
 
 sys.path[:0] = PLUGIN_ROOTS  # this checkout's code first
 
@@ -586,6 +594,8 @@ def main() -> None:
         result["slurm_run"] = _shadho_slurm.main(
             workflow_options(), args.slurm_seeds, args.slurm_budget, args.slurm_shared
         )
+        # The file's own "commit" is the simulation's; the real run records its own.
+        result["slurm_run"]["commit"] = measured_commit()
         write_result("shadho", result)
         return
     seeds = args.seeds or (2 if args.quick else 20)
