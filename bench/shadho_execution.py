@@ -1,4 +1,4 @@
-"""Real utilisation per hardware class: barrier rounds against pipelined rounds (issue 16 part 1).
+"""Real utilisation per hardware class: barrier rounds, pipelined rounds, no rounds (issue 16).
 
 Runs ``workflows/hpo-digits`` (real SVM and CNN trials on the digits data, two local classes:
 fast = 2 threads, slow = 1 thread, capped at one trial each with ``--resources``) with the real
@@ -6,7 +6,9 @@ Snakemake, twice per repetition, interleaved:
 
 - ``barrier``: the old setting, 5 rounds of 8 trials, ``pipeline_depth: 1`` (each round waits
   for the slowest trial and the bookkeeping of the one before);
-- ``pipelined``: the example's setting, 10 rounds of 4, ``pipeline_depth: 2``.
+- ``pipelined``: the example's setting, 10 rounds of 4, ``pipeline_depth: 2``;
+- ``async``: ``execution: async``, one job driving one long-lived worker per class, each
+  taking its next trial the moment it frees (the same 40 trials, plans of 8).
 
 Same budget (40 trials), seed and cores (4: three for the trials' threads, one for the
 bookkeeping). It reports the wall time and each class's utilisation (busy time over wall time,
@@ -32,10 +34,12 @@ sys.path.pop(0)
 SETTINGS = {
     "barrier": {"pipeline_depth": 1, "rounds": 5, "trials_per_round": 8},
     "pipelined": {"pipeline_depth": 2, "rounds": 10, "trials_per_round": 4},
+    "async": {"execution": "async", "rounds": 5, "trials_per_round": 8},
 }
 QUICK = {
     "barrier": {"pipeline_depth": 1, "rounds": 2, "trials_per_round": 6},
     "pipelined": {"pipeline_depth": 2, "rounds": 4, "trials_per_round": 3},
+    "async": {"execution": "async", "rounds": 2, "trials_per_round": 6},
 }
 
 
@@ -91,7 +95,8 @@ def main() -> None:
             },
         }
     ratio = summary["pipelined"]["wall_s"] / summary["barrier"]["wall_s"]
-    print(f"wall time pipelined / barrier: {ratio:.2f}")
+    ratio_async = summary["async"]["wall_s"] / summary["barrier"]["wall_s"]
+    print(f"wall time pipelined / barrier: {ratio:.2f}, async / barrier: {ratio_async:.2f}")
     for name, s in summary.items():
         print(f"{name:10s} wall {s['wall_s']:7.1f} s  utilisation {s['utilisation']}")
     path = write_result(
@@ -103,6 +108,7 @@ def main() -> None:
             "runs": runs,
             "summary": summary,
             "wall_ratio_pipelined_over_barrier": round(ratio, 3),
+            "wall_ratio_async_over_barrier": round(ratio_async, 3),
         },
     )
     print(f"wrote {path}")
