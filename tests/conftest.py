@@ -83,29 +83,34 @@ def pytest_configure(config: pytest.Config) -> None:
 UTF8_INTERVALS = ((0, 0xD7FF), (0xE000, sys.maxunicode))
 
 
-def hypothesis_utf8_table() -> Path:
-    """Where hypothesis caches the table of characters UTF-8 encodes."""
+def hypothesis_utf8_tables() -> dict[Path, object]:
+    """Where hypothesis caches the table of characters UTF-8 encodes, and what it stores
+    there: up to 6.15x ``codec-utf-8`` holds the intervals; later versions read
+    ``codec-v2-utf-8``, the intervals and those that do not round-trip (none for UTF-8)."""
     from hypothesis.internal.charmap import charmap_file
 
-    return Path(charmap_file("codec-utf-8"))
+    return {
+        Path(charmap_file("codec-utf-8")): UTF8_INTERVALS,
+        Path(charmap_file("codec-v2-utf-8")): [UTF8_INTERVALS, []],
+    }
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     # trylast: after hypothesis' plugin has ended its initialization (touching its storage
     # before that is a HypothesisSideeffectWarning).
-    path = hypothesis_utf8_table()
-    if path.exists():
-        return
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.GzipFile(tmp, "wb", mtime=1) as f:
-            f.write(json.dumps(UTF8_INTERVALS).encode())
-        os.replace(tmp, path)
-    except OSError:
-        # A read-only checkout: hypothesis computes the table itself, as it always did.
-        tmp.unlink(missing_ok=True)
+    for path, table in hypothesis_utf8_tables().items():
+        if path.exists():
+            continue
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with gzip.GzipFile(tmp, "wb", mtime=1) as f:
+                f.write(json.dumps(table).encode())
+            os.replace(tmp, path)
+        except OSError:
+            # A read-only checkout: hypothesis computes the table itself, as it always did.
+            tmp.unlink(missing_ok=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

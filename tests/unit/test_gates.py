@@ -21,7 +21,7 @@ from tests.conftest import (
     UTF8_INTERVALS,
     examples,
     hypothesis_profile_named,
-    hypothesis_utf8_table,
+    hypothesis_utf8_tables,
     scaled_examples,
 )
 
@@ -247,8 +247,12 @@ def test_the_utf8_table_given_to_hypothesis_is_what_utf8_encodes():
             chr(code).encode("utf-8")
     from hypothesis.internal.charmap import intervals_from_codec
 
-    assert intervals_from_codec("utf-8").intervals == UTF8_INTERVALS
-    assert hypothesis_utf8_table().exists()
+    drawn = intervals_from_codec("utf-8")
+    if isinstance(drawn, tuple):  # hypothesis >= 6.16x: (encodable, not round-tripping)
+        drawn, lossy = drawn
+        assert lossy.intervals == ()
+    assert drawn.intervals == UTF8_INTERVALS
+    assert any(path.exists() for path in hypothesis_utf8_tables())
 
 
 def test_a_unit_test_that_leaks_a_file_fails(request):

@@ -344,7 +344,17 @@ def snapshot_changes(
 
 
 def live_threads() -> set[int]:
-    return {t.ident or 0 for t in threading.enumerate() if t.is_alive()}
+    """The threads alive now, but for the interpreter's own bookkeeping (:func:`_bookkeeping`)."""
+    return {t.ident or 0 for t in threading.enumerate() if t.is_alive() and not _bookkeeping(t)}
+
+
+def _bookkeeping(thread: threading.Thread) -> bool:
+    """A thread that touches none of the notebook's data: IPython's history writer, which
+    only writes IPython's own history database. IPython 9 starts it lazily, in whichever cell
+    first saves history (after a ``!`` command, for instance): counting it would call that
+    cell's effects unknowable and re-execute it on every repeat."""
+    cls = type(thread)
+    return cls.__name__ == "HistorySavingThread" and cls.__module__.startswith("IPython.")
 
 
 # ---- names that share objects ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import os
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from nbrewind._observe import (
     RNG_RANDOM,
     FileWatch,
     alias_groups,
+    live_threads,
     reachable,
     record_path,
     rng_blob,
@@ -138,3 +140,23 @@ def test_input_files_are_those_read_before_any_cell_wrote_them():
         None,
     ]
     assert input_files(records) == {"data.csv": "sha256:1", "other.csv": "sha256:3"}
+
+
+def test_ipythons_history_writer_is_not_a_thread_the_cell_left_running():
+    """IPython 9 starts its history-saving thread lazily, in whichever cell first saves
+    history: that cell must not be called unknowable (and re-executed on every repeat) for
+    it. Any other thread a cell leaves running still counts."""
+    HistorySavingThread = type("HistorySavingThread", (threading.Thread,), {})
+    HistorySavingThread.__module__ = "IPython.core.history"
+    stop = threading.Event()
+    before = live_threads()
+    history = HistorySavingThread(target=stop.wait, daemon=True)
+    user = threading.Thread(target=stop.wait, daemon=True)
+    history.start()
+    user.start()
+    try:
+        assert live_threads() - before == {user.ident}
+    finally:
+        stop.set()
+        history.join()
+        user.join()
