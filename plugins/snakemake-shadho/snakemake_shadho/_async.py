@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ._rounds import merge_round, plan_round
+from ._rounds import plan_round
 from ._spec import SearchSpec
 
 
@@ -91,8 +91,10 @@ class AsyncSearch:
             "loss": loss,
             "duration_s": float(duration_s),
         }
-        one = {"round": planned["round"], "trials": [planned]}
-        self.history = merge_round(self.history, one, [result])
+        # Handed out once (popped from the running trials above), so never recorded twice:
+        # appending is what merge_round would do for a plan of this one trial, without
+        # copying the whole history on every result.
+        self.history.append(result)
 
     def _pending(self) -> list[dict[str, Any]]:
         return [*self._running.values(), *(t for q in self._queues.values() for t in q)]
