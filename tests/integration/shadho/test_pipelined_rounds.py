@@ -188,11 +188,15 @@ def test_async_execution_runs_the_search_as_one_job_with_no_idle_worker(tmp_path
     assert len(history) == 12 and all(r["status"] == "ok" for r in history)
     assert len({r["trial"] for r in history}) == 12
     assert {r["hw_class"] for r in history} == {"fast", "slow"}
+    plans = len(shadho.read_json(workdir / "results/hpo/async/plans.json"))
     for cls in ("fast", "slow"):
         mine = sorted((r["started"], r["finished"]) for r in history if r["hw_class"] == cls)
         gaps = [b[0] - a[1] for a, b in zip(mine, mine[1:], strict=False)]
-        # Back to back on the class's one worker: the gap is the driver's bookkeeping only.
-        assert max(gaps) < 1.0, (cls, gaps)
+        # Back to back on the class's one worker: a gap is the driver's bookkeeping, a few ms,
+        # or, when the worker asked with nothing queued that it may run, one plan (hyperopt
+        # and the cost model: about a second here), never a trial's length behind a barrier.
+        waits = [g for g in gaps if g > 0.2]
+        assert len(waits) <= plans and max(gaps) < 3.0, (cls, gaps, plans)
     classes = pd.read_csv(workdir / "results/hpo/report/classes.csv").set_index("hw_class")
     assert classes["trials"].sum() == 12
 
