@@ -339,6 +339,7 @@ def summarise(records: list[dict[str, Any]], target: float) -> dict[str, Any]:
         "best_loss": min((r["loss"] for r in ok), default=None),
         "time_to_target_s": round(min(hits), 2) if hits else None,
         "failed": len(records) - len(ok),
+        "cnn_trials": sum(r["subspace"] == "cnn" for r in records),
         "per_class": {
             c: {
                 "trials": sum(r["hw_class"] == c for r in records),
@@ -474,6 +475,7 @@ def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[s
                 c: statistics.median(r["per_class"][c]["utilisation"] for r in rows)
                 for c in CLASSES
             },
+            "cnn_trials_median": statistics.median(r["cnn_trials"] for r in rows),
             "cnn_trials_on_fast_median": statistics.median(
                 r["per_class"]["fast"]["cnn_trials"] for r in rows
             ),

@@ -4,9 +4,12 @@ import math
 
 import pytest
 from hyperopt import hp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import snakemake_shadho as shadho
 from snakemake_shadho import SubspaceOptimizer
+from tests.conftest import examples
 
 SPACE = {
     "kernel": "rbf",
@@ -154,6 +157,34 @@ def test_reranking_happens_every_k_results():
     h2 = shadho.merge_round(h1, plan1, fake_results(plan1))
     plan2 = shadho.plan_round(spec, 2, h2, plan1["ranking"])
     assert plan2["ranking"]["at_results"] == 12  # 12 >= 10: re-ranked
+
+
+def _reranked(plan, previous):
+    """Did ``plan`` make a new ranking (a kept one is a copy of the previous)?"""
+    return previous is None or plan["ranking"]["at_trials"] != previous["at_trials"]
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(batch=st.integers(2, 8), every=st.integers(1, 16), running=st.integers(1, 3))
+def test_a_plan_made_beside_running_trials_reranks_when_a_round_would(batch, every, running):
+    """Issue 16: an asynchronous driver (and a pipelined round) plans while trials still run.
+    A ranking was due only once rerank_every *results* had arrived, so such a plan re-ranked
+    one plan late, its batch split by the previous ranking. A ranking is now due after
+    rerank_every decided trials (running ones included): plan k made with ``running`` of its
+    predecessors' trials unfinished re-ranks exactly when round k, all results in, does."""
+    spec = _spec(rerank_every=every, trials_per_round=batch)
+    rounds_prev = async_prev = None
+    history: list = []
+    for k in range(5):
+        done, pending = history, []
+        if k:  # the async plan: the last `running` trials are still running
+            cut = max(len(history) - running, 0)
+            done, pending = history[:cut], history[cut:]
+        by_rounds = shadho.plan_round(spec, k, history, rounds_prev)
+        by_async = shadho.plan_round(spec, k, done, async_prev, pending=pending)
+        assert _reranked(by_async, async_prev) == _reranked(by_rounds, rounds_prev), k
+        rounds_prev, async_prev = by_rounds["ranking"], by_async["ranking"]
+        history = shadho.merge_round(history, by_rounds, fake_results(by_rounds))
 
 
 def test_round_zero_explores_every_subspace_before_planck_draws():
