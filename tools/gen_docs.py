@@ -209,6 +209,41 @@ BENCHMARKS = {
         "20 seeds, with overheads measured on real runs. See "
         "[SHADHO benchmark](shadho-benchmark.md)."
     ),
+    "shadho_execution": (
+        "`python bench/shadho_execution.py [--quick]`: workflows/hpo-digits on the real "
+        "Snakemake in barrier rounds, pipelined rounds and `execution: async`: wall time, each "
+        "class's utilisation, best loss. See [SHADHO execution](shadho-execution.md)."
+    ),
+    "shadho_execution_quick": (
+        "`python bench/shadho_execution.py --quick`: 12 SVM trials of workflows/hpo-digits on "
+        "the real Snakemake, barrier rounds against pipelined rounds and `execution: async`. "
+        "See [SHADHO execution](shadho-execution.md)."
+    ),
+    "shadho_quality": (
+        "`python bench/shadho_quality.py [--quick] [--budget N]`: search quality at the real "
+        "Slurm run's budget, with real losses (every proposal evaluated) on that run's cluster, "
+        "simulated; SHADHO against plain TPE, Optuna and the async agnostic baseline, paired "
+        "over 20 seeds. See [SHADHO benchmark](shadho-benchmark.md)."
+    ),
+    "shadho_quality_screen": (
+        "Designs screened with `bench/shadho_quality.py --ranking ... --set ...` (floors, rank "
+        "orders, Planck sharpness, Thompson draws) and the re-ranking fix, each variant's "
+        "summary. See [SHADHO benchmark](shadho-benchmark.md)."
+    ),
+    "shadho_overheads": (
+        "`python bench/shadho.py --measure-overheads`: workflows/hpo-digits run for real, the "
+        "per-trial and per-round overheads the simulation charges. See "
+        "[SHADHO benchmark](shadho-benchmark.md)."
+    ),
+    "shadho_uncertainty": (
+        "`python bench/shadho_uncertainty.py [--quick]`: the ranking's uncertainty term against "
+        "the standard error of the mean and no term, paired seeds. See "
+        "[SHADHO execution](shadho-execution.md#part-3-ranking-that-earns-its-trials)."
+    ),
+    "shadho_slurm_plans_per_worker": (
+        "An earlier real Slurm run of `bench/shadho.py --slurm` with `AsyncSearch` planning one "
+        "trial per worker (kept for comparison). See [SHADHO benchmark](shadho-benchmark.md)."
+    ),
     "unit_tier": (
         "`python bench/unit_tier.py [--quick]`: `pytest tests/unit` (the `unit` hypothesis "
         "profile) against its 20 s goal, interleaved with the same tier at the full example "

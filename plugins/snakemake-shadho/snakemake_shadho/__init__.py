@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         subspace_stats,
     )
     from ._requirements import check_requirements, missing_requirements
-    from ._rounds import compute_stats, merge_round, plan_round, trial_name
+    from ._rounds import compute_stats, merge_round, plan_round, ranking_due, trial_name
     from ._space import Exclusive, SubSpace, exclusive, space_from_config, split_space
     from ._spec import SearchSpec, load_spec, make_spec
     from ._speeds import SpeedEstimate, estimate_speeds, measured_classes, slower_than_declared
@@ -90,6 +90,7 @@ _EXPORTS = {
     "planck_weights": "._ranking",
     "predict_costs": "._costmodel",
     "rank_subspaces": "._ranking",
+    "ranking_due": "._rounds",
     "read_json": "._store",
     "read_jsonl": "._store",
     "slower_than_declared": "._speeds",
@@ -157,6 +158,7 @@ __all__ = [
     "predict_costs",
     "planck_weights",
     "rank_subspaces",
+    "ranking_due",
     "read_json",
     "read_jsonl",
     "slower_than_declared",

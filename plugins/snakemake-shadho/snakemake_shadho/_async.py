@@ -34,9 +34,10 @@ class AsyncSearch:
 
     ``batch`` is how many trials one plan proposes (default: the spec's ``trials_per_round``,
     so that each plan sees what a round would: the ranking, the floors and TPE's batch behave
-    as in the round design, only without the barrier). Plans of one trial per worker are not
-    better: on the real Slurm run of bench/shadho.py (2 workers, 20 seeds) either size gave a
-    worse best loss than plain TPE in most seeds (15 of 20 with plans of 2, 14 with plans of 8).
+    as in the round design, only without the barrier). Plans of one trial per worker were not
+    better: on the real Slurm run of bench/shadho.py (2 workers, 20 seeds, before the
+    re-ranking fix of :func:`.ranking_due`) either size gave a worse best loss than plain TPE
+    in most seeds (15 of 20 with plans of 2, 14 with plans of 8).
     """
 
     spec: SearchSpec

@@ -37,8 +37,8 @@ EXECUTIONS = ("rounds", "async")
 class SearchSpec:
     """A validated search: what to search (sub-spaces), where (classes), and how long.
 
-    ``rerank_every`` is K: sub-spaces are re-ranked once K new results have arrived since the
-    last ranking (checked at every round). ``n_startup_jobs`` is TPE's number of random trials
+    ``rerank_every`` is K: sub-spaces are re-ranked once K trials have been decided since the
+    last ranking, finished or still running (checked at every plan; :func:`.ranking_due`). ``n_startup_jobs`` is TPE's number of random trials
     per sub-space before it models. ``min_results`` is how many successful results a sub-space
     needs, at most, before its performance and uncertainty count in the ranking: the floor is
     budget-aware (:attr:`explore_floor`), at most ``explore_fraction`` of the budget goes to
