@@ -38,11 +38,12 @@ class SearchSpec:
     """A validated search: what to search (sub-spaces), where (classes), and how long.
 
     ``rerank_every`` is K: sub-spaces are re-ranked once K trials have been decided since the
-    last ranking, finished or still running (checked at every plan; :func:`.ranking_due`). ``n_startup_jobs`` is TPE's number of random trials
-    per sub-space before it models. ``min_results`` is how many successful results a sub-space
-    needs, at most, before its performance and uncertainty count in the ranking: the floor is
-    budget-aware (:attr:`explore_floor`), at most ``explore_fraction`` of the budget goes to
-    these forced exploration trials.
+    last ranking, finished or still running (checked at every plan; :func:`.ranking_due`).
+    ``n_startup_jobs`` is TPE's number of random trials per sub-space before it models.
+    ``min_results`` is how many successful results a sub-space needs, at most, before its
+    performance and uncertainty count in the ranking: the floor is budget-aware
+    (:attr:`explore_floor`), at most ``explore_fraction`` of the budget goes to these forced
+    exploration trials.
 
     ``pipeline_depth`` is how many rounds are in flight at once: round r is planned from the
     results of round r - depth, with the trials of the rounds in between as pending (1: every
