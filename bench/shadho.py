@@ -591,11 +591,12 @@ def main() -> None:
         result = json.loads(previous.read_text()) if previous.exists() else {}
         for stamp in ("benchmark", "date", "machine"):  # write_result stamps them anew
             result.pop(stamp, None)
+        measured = measured_commit()  # the code that runs, read before a long run starts
         result["slurm_run"] = _shadho_slurm.main(
             workflow_options(), args.slurm_seeds, args.slurm_budget, args.slurm_shared
         )
         # The file's own "commit" is the simulation's; the real run records its own.
-        result["slurm_run"]["commit"] = measured_commit()
+        result["slurm_run"]["commit"] = measured
         write_result("shadho", result)
         return
     seeds = args.seeds or (2 if args.quick else 20)

@@ -17,6 +17,11 @@ upper bound and the non-inferiority verdict at bench/shadho.py's margin (0.002).
 
     python bench/shadho_quality.py            # 20 seeds, budget 48 (the real run's)
     python bench/shadho_quality.py --quick    # 4 seeds, budget 24
+    python bench/shadho_quality.py --seeds 60 --label seeds60   # shadho_quality_seeds60.json
+
+``--ranking performance|lcb`` and ``--set KEY=VALUE`` (any search setting, e.g.
+``--set explore_fraction=0.625``) screen alternatives against the same cached evaluations;
+``bench/results/shadho_quality_screen.json`` holds the screen behind docs/shadho-benchmark.md.
 """
 
 import argparse
@@ -156,7 +161,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def _setting(text: str) -> Any:
-    """A --set value: JSON (1.5, true, "x"), or else the text itself (thompson)."""
+    """A --set value: JSON (1.5, true, "x"), or else the text itself (rounds)."""
     try:
         return json.loads(text)
     except ValueError:

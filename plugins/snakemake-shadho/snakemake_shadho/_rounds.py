@@ -153,7 +153,9 @@ def plan_round(
     measured = measured_classes(spec.classes, estimates)
     stats = compute_stats(spec, history, measured)
     done = len(history)
-    if ranking_due(previous_ranking, done, len(pending), spec.rerank_every):
+    if previous_ranking is None or ranking_due(
+        previous_ranking, done, len(pending), spec.rerank_every
+    ):
         ranking: dict[str, Any] = {
             "order": rank_subspaces(list(stats.values())),
             "at_results": done,
