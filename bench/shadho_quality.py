@@ -16,7 +16,7 @@ the paired better/equal/worse counts, the mean difference with its one-sided 95%
 upper bound and the non-inferiority verdict at bench/shadho.py's margin (0.002).
 
     python bench/shadho_quality.py            # 20 seeds, budget 48 (the real run's)
-    python bench/shadho_quality.py --quick    # 4 seeds, budget 24
+    python bench/shadho_quality.py --quick    # 2 seeds, budget 24 (under a minute)
     python bench/shadho_quality.py --seeds 60 --label seeds60   # shadho_quality_seeds60.json
 
 ``--ranking performance|lcb`` and ``--set KEY=VALUE`` (any search setting, e.g.
@@ -181,7 +181,7 @@ def main() -> None:
     parser.add_argument("--ranking", choices=sorted(RANKINGS), default="shipped")
     parser.add_argument("--label", default="shipped")
     args = parser.parse_args()
-    seeds = args.seeds or (4 if args.quick else 20)
+    seeds = args.seeds or (2 if args.quick else 20)
     budget = args.budget or (24 if args.quick else 48)
     overrides = {k: _setting(v) for k, v in (s.split("=", 1) for s in args.set)}
     options = bench_shadho.workflow_options()
