@@ -139,9 +139,9 @@ def plan_round(
 
     The ranking is recomputed when none exists yet or when ``spec.rerank_every`` trials have
     been decided since it was made (finished or ``pending``: :func:`ranking_due`); otherwise
-    the previous one is kept. ``cost_predictor(subspace,
-    vals)`` replaces the built-in per-trial cost model when given (it returns the reference
-    cost, in seconds on a speed-1 worker); the benchmark uses it for a perfect-knowledge bound.
+    the previous one is kept. ``cost_predictor(subspace, vals)`` replaces the built-in
+    per-trial cost model when given (it returns the reference cost, in seconds on a speed-1
+    worker); the benchmark uses it for a perfect-knowledge bound.
     ``pending`` are planned trials (of rounds still running, ``spec.pipeline_depth`` > 1)
     without results yet: TPE treats them as pending and they count toward the floors.
 
