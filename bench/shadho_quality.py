@@ -55,7 +55,11 @@ VARIANTS = ("shadho", "shadho_async")
 
 
 class LivePool:
-    """Evaluates each proposal for real (cached by sub-space and exact parameters)."""
+    """Evaluates each proposal for real (cached by sub-space and exact parameters).
+
+    One per worker process (:func:`live_pool`): the data, the cache files and the append
+    handle are loaded once, not once per seed. ``spec`` only supplies the sub-spaces' spaces,
+    which every seed's spec shares."""
 
     def __init__(self, spec: shadho.SearchSpec) -> None:
         from snakemake_shadho import digits
@@ -86,6 +90,17 @@ class LivePool:
             self.out.flush()
             self.evaluated += 1
         return self.cache[key]
+
+
+_POOL: "LivePool | None" = None
+
+
+def live_pool(spec: shadho.SearchSpec) -> LivePool:
+    """This process's :class:`LivePool`, made on first use."""
+    global _POOL
+    if _POOL is None:
+        _POOL = LivePool(spec)
+    return _POOL
 
 
 def make_spec(options: dict, overrides: dict) -> shadho.SearchSpec:
@@ -131,7 +146,8 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
     _rounds.rank_subspaces = RANKINGS[job["ranking"]]  # plan_round looks it up at call time
     options, seed, budget = job["options"], job["seed"], job["budget"]
     spec = replace(make_spec(options, job["overrides"]), rounds=budget // ROUND)
-    pool = LivePool(spec)
+    pool = live_pool(spec)
+    evaluated_before = pool.evaluated
     joint, to_vals = sim.joint_space_from_config(options)
     ov = sim.Overheads(**job["overheads"])
     runners = {
@@ -156,7 +172,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
             "trials_by_subspace": {s: len(v) for s, v in sorted(by_sub.items())},
             "best_by_subspace": {s: min(v) for s, v in sorted(by_sub.items())},
         }
-    out["evaluated"] = pool.evaluated
+    out["evaluated"] = pool.evaluated - evaluated_before
     return out
 
 

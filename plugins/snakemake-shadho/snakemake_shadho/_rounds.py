@@ -102,13 +102,12 @@ def measure_speeds(
     )
 
 
-def ranking_due(
-    previous: Optional[Mapping[str, Any]], done: int, pending: int, rerank_every: int
-) -> bool:
-    """Is a new ranking due, with ``done`` results and ``pending`` trials still running?
+def ranking_due(previous: Mapping[str, Any], done: int, pending: int, rerank_every: int) -> bool:
+    """Is a new ranking due after ``previous``, with ``done`` results and ``pending`` trials
+    still running?
 
-    Due when there is none, or when ``rerank_every`` trials have been decided (finished or
-    pending) since the previous one was made. Counting results alone made a plan that runs
+    Due when ``rerank_every`` trials have been decided (finished or pending) since
+    ``previous`` was made. Counting results alone made a plan that runs
     beside other trials (``execution: async``, pipelined rounds) re-rank one plan late: the
     asynchronous driver plans its second batch with 7 of 8 results in and a trial running, so
     that whole batch was split by the prior ranking (complexity alone). On the real run's
@@ -120,8 +119,6 @@ def ranking_due(
     >>> ranking_due({"at_results": 0}, 7, 0, 8)
     False
     """
-    if previous is None:
-        return True
     since = int(previous.get("at_trials", previous["at_results"]))
     return done + pending - since >= rerank_every
 
