@@ -398,16 +398,23 @@ def _fmt(r: list) -> str:
     return f"{one(r[0])} [{one(r[1])}, {one(r[2])}]"
 
 
-def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[str, Any]:
-    spec0 = shadho.load_spec(
+def real_run_spec(options: dict, **settings: Any) -> shadho.SearchSpec:
+    """The search spec of the real run (its classes, rounds of ``ROUND``); ``settings``
+    override any search setting (bench/shadho_quality.py screens alternatives with them)."""
+    return shadho.load_spec(
         {
             "space": {"model": {"exclusive": options}},
             "hardware": CLASSES,
             "trials_per_round": ROUND,
             "rerank_every": ROUND,
             "n_startup_jobs": 4,
+            **settings,
         }
     )
+
+
+def main(options: dict, seeds: int, budget: int, shared: bool = False) -> dict[str, Any]:
+    spec0 = real_run_spec(options)
     joint, to_vals = sim.joint_space_from_config(options)
     print(f"slurm run: starting pilots {DUTY} ...", flush=True)
     if shared:

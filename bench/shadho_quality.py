@@ -45,9 +45,8 @@ from snakemake_shadho import _simulate as sim
 
 sys.path.insert(0, str(Path(__file__).parent))
 import shadho as bench_shadho  # noqa: E402  (bench/shadho.py: the workflow's space)
+from _shadho_slurm import CLASSES, ROUND, real_run_spec  # noqa: E402  (the real run's cluster)
 
-CLASSES = {"fast": {"count": 1, "speed": 3.0}, "slow": {"count": 1, "speed": 1.0}}
-ROUND = 8
 MARGIN = bench_shadho.NONINFERIORITY_MARGIN
 CACHE = WORK / "shadho_live"
 BASELINES = ("tpe_async", "optuna_async", "agnostic_async")
@@ -103,19 +102,6 @@ def live_pool(spec: shadho.SearchSpec) -> LivePool:
     return _POOL
 
 
-def make_spec(options: dict, overrides: dict) -> shadho.SearchSpec:
-    return shadho.load_spec(
-        {
-            "space": {"model": {"exclusive": options}},
-            "hardware": CLASSES,
-            "trials_per_round": ROUND,
-            "rerank_every": ROUND,
-            "n_startup_jobs": 4,
-            **overrides,
-        }
-    )
-
-
 def _by_performance(stats: list, key: Any) -> list[str]:
     """Unexplored sub-spaces first (in Borda order), then the explored ones by ``key``."""
     order = _ranking.borda_order(stats)
@@ -145,7 +131,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
     torch.set_num_threads(1)
     _rounds.rank_subspaces = RANKINGS[job["ranking"]]  # plan_round looks it up at call time
     options, seed, budget = job["options"], job["seed"], job["budget"]
-    spec = replace(make_spec(options, job["overrides"]), rounds=budget // ROUND)
+    spec = replace(real_run_spec(options, **job["overrides"]), rounds=budget // ROUND)
     pool = live_pool(spec)
     evaluated_before = pool.evaluated
     joint, to_vals = sim.joint_space_from_config(options)
