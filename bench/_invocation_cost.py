@@ -2,7 +2,8 @@
 
 Run by ``invocation_overhead.py`` in a fresh interpreter: builds a real :class:`Worker` (with a
 recording connection instead of a socket), runs N no-op invocations through ``Worker.run`` in
-direct mode and in fork mode, and times a bare ``fork`` + ``_exit`` + ``waitpid`` of the same
+direct mode and in fork mode (with the next child forked ahead, off the invocation's path,
+and on demand), and times a bare ``fork`` + ``_exit`` + ``waitpid`` of the same
 process (the floor of fork mode). With ``--heavy``, torch and transformers are imported first,
 as a model template would: fork's cost grows with the warm process. Prints one JSON object.
 
@@ -46,19 +47,28 @@ def main() -> None:
     )
     source = 'open(snakemake.output[0], "w").close()\n'
     result: dict[str, float] = {}
-    for mode in ("direct", "fork"):
+    # fork: the next child forked ahead (Worker.serve calls idle() after each reply), so the
+    # critical path is the hand-over and the child's run; fork-on-demand: no child ahead.
+    for mode, ahead in (("direct", False), ("fork", True), ("fork_on_demand", False)):
+        isolation = "direct" if mode == "direct" else "fork"
 
-        def invoke(i: int, mode: str = mode) -> Invoke:
+        def invoke(i: int, isolation: str = isolation) -> Invoke:
             return Invoke(
                 i, "m", str(templates), str(folder / "noop.py"), source, str(folder), smk,
-                isolation=mode, workdir=str(folder), searchpaths=[],
+                isolation=isolation, workdir=str(folder), searchpaths=[],
             )  # fmt: skip
 
         assert worker.run(invoke(0)).ok
-        start = time.perf_counter()
+        path = idle = 0.0
         for i in range(n):
+            start = time.perf_counter()
             assert worker.run(invoke(i + 1)).ok
-        result[f"{mode}_ms"] = (time.perf_counter() - start) / n * 1000
+            path += time.perf_counter() - start
+            start = time.perf_counter()
+            worker.isolation.idle(ahead)
+            idle += time.perf_counter() - start
+        result[f"{mode}_ms"] = path / n * 1000
+        result[f"{mode}_between_ms"] = idle / n * 1000
     start = time.perf_counter()
     for _ in range(n):
         pid = os.fork()

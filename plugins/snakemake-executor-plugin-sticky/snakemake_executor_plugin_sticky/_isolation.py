@@ -1,44 +1,53 @@
-"""How one invocation runs in a warm worker so that it sees what a fresh ``script:`` run sees.
+"""How one invocation runs in a warm worker so that it gives what a fresh ``script:`` run gives.
 
-Two modes, chosen per template (``@template("x", isolation="fork")``):
+Two modes, chosen per template (``@template("x", isolation="direct")``):
 
-``direct`` (the default)
-    The script runs in the worker's main thread. Before it, :class:`ProcessSnapshot` records
-    everything a script can change in the interpreter; after it (success or not), the snapshot
-    is put back: modules imported by the invocation from outside the installed libraries (so
-    each script resolves its own ``utils.py``), ``os.environ``, cwd, umask, ``sys.path`` /
-    ``argv`` / ``meta_path`` / hooks / recursion limit, ``sys.stdin``/``stdout``/``stderr``
-    and file descriptors 0-2, ``__main__``, logging (handlers, levels, loggers created),
-    ``warnings`` filters and once-registries, signal handlers and interval timers, the locale,
-    ``random``/``numpy.random`` global seeds (reseeded from the OS, as a fresh process is),
-    ``snakemake.shell`` settings. ``atexit`` handlers the script registers run when it ends,
-    non-daemon threads it started are joined, as at a fresh interpreter's exit. What cannot
-    be undone is detected and reported once per job (:attr:`Outcome.warnings`): a function or
-    class of an already loaded module rebound by the script (it is put back), daemon threads
-    still running.
+``fork`` (the default)
+    The worker process builds the templates and never runs an invocation: every invocation
+    runs in a child forked from it, which exits when the invocation ends, so nothing an
+    invocation does to its process reaches another one. The next child is forked ahead of
+    time, between invocations (:meth:`Isolation.idle`), and waits on a pipe for its script:
+    the fork is off the invocation's path. The child leads a process group of its own (what
+    the script leaves running in the background outlives the job, as under ``--executor
+    local``), dies with the worker, empties the exit registries it inherited
+    (:func:`._exit.forget_inherited`) and reseeds the generators a fresh process seeds from the
+    OS.
 
-``fork``
-    The warm worker forks; the child runs the script exactly as above and exits, so nothing
-    the script does reaches the worker or a later invocation. Not for states that cannot be
-    forked (CUDA contexts, open network clients shared with the parent).
+``direct``
+    The script runs in the worker's main thread. :class:`ProcessSnapshot` records what a
+    script can change in the interpreter and puts it back after it (modules imported from
+    outside the installed libraries, ``os.environ``, cwd, umask, ``sys`` state, stdio and file
+    descriptors 0-2, ``__main__``, logging, warnings, signals and timers, the locale, global
+    seeds, ``snakemake.shell`` settings); then :mod:`._fingerprint` compares the process with
+    the process as the template left it, and any difference retires the worker (never going
+    on silently in a changed process). Used where forking is unsafe (:mod:`._hazards`: a GPU
+    runtime, threads), or where a template asks for it.
 
-This module only runs scripts; the worker owns the connection, heartbeats and process handling.
+In both modes an invocation ends as ``python script.py`` ends (:mod:`._exit`): threads joined,
+exit handlers run, child processes and pools finalised, the script's globals cleared and
+collected, so files it left open are flushed. This module only runs scripts; the worker owns
+the connection, heartbeats and process handling.
 """
 
 import _signal
 import ast
 import atexit
 import builtins
+import dataclasses
 import gc
 import importlib
 import locale
 import logging
+import marshal
 import os
 import pickle
 import random
 import resource
+import select
 import signal
+import struct
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -46,12 +55,13 @@ import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
-from . import _audit
+from . import _audit, _fingerprint
+from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._snakemake_compat import loaded_shell, pip_deployments_path
 
-ISOLATION_MODES = ("direct", "fork")
+ISOLATION_MODES = ("fork", "direct")
 
 _TIMERS = tuple(
     getattr(signal, name)
@@ -64,7 +74,6 @@ _SYS_VALUES = (
     "stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "excepthook",
     "displayhook", "breakpointhook", "unraisablehook", "dont_write_bytecode", "ps1", "ps2",
 )  # fmt: skip
-_THREAD_JOIN_GRACE = 2.0
 
 
 @dataclass
@@ -95,6 +104,108 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     undeclared_writes: list[str] = field(default_factory=list)
     """Paths the script changed outside its outputs and logs (see :mod:`._audit`)."""
+    retire: Optional[str] = None
+    """Direct mode: what the invocation changed in the worker's process that a fresh process
+    would not carry (:mod:`._fingerprint`); the worker must not run another invocation."""
+
+
+@dataclass
+class _Spare:
+    """A child forked ahead of its invocation: it waits on ``control`` for its script and
+    writes its :class:`Outcome` to ``result``."""
+
+    pid: int
+    control: int
+    result: int
+
+
+def _ignore(pid: int) -> None:
+    pass
+
+
+_LENGTH = struct.Struct("!Q")
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int, pid: Optional[int]) -> Optional[bytes]:
+    """One length-prefixed message from ``fd``; None at end of file, or once process ``pid``
+    has ended without sending one (a process the script started in the background may still
+    hold the pipe open, so end of file alone cannot be waited for)."""
+    pidfd: Optional[int] = None
+    if pid is not None and hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = None
+    buf = bytearray()
+    try:
+        while True:
+            watched = [fd] if pidfd is None else [fd, pidfd]
+            ready, _, _ = select.select(watched, [], [], 0.5 if pid is not None else None)
+            if fd in ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return None
+                buf += chunk
+                if len(buf) >= _LENGTH.size:
+                    (need,) = _LENGTH.unpack_from(buf)
+                    if len(buf) >= _LENGTH.size + need:
+                        return bytes(buf[_LENGTH.size : _LENGTH.size + need])
+                continue
+            if pid is not None and _has_ended(pid, pidfd in ready if pidfd is not None else False):
+                os.set_blocking(fd, False)
+                try:
+                    while chunk := os.read(fd, 1 << 20):
+                        buf += chunk
+                except BlockingIOError:
+                    pass
+                if len(buf) >= _LENGTH.size:
+                    (need,) = _LENGTH.unpack_from(buf)
+                    if len(buf) >= _LENGTH.size + need:
+                        return bytes(buf[_LENGTH.size : _LENGTH.size + need])
+                return None
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _has_ended(pid: int, signalled: bool) -> bool:
+    if signalled:
+        return True
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _become_invocation_process() -> None:
+    """In a child just forked from the template process: lead a process group of its own
+    (what the script starts in the background outlives the invocation, as under ``--executor
+    local``; the worker's supervisor kills this group only when the worker is lost), die with
+    the template process, empty the inherited exit registries and reseed what a fresh
+    process seeds from the OS."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    _die_with_parent()
+    forget_inherited()
+    _reseed()
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def imported_modules(source: str) -> frozenset[str]:
@@ -154,8 +265,13 @@ def _under(path: Optional[str], roots: tuple[str, ...]) -> bool:
 
 def module_is_library(module: Any, roots: tuple[str, ...]) -> bool:
     """True for a module a fresh process would import from the same file whatever the script's
-    folder: built in, or loaded from an installed-library folder (``roots``)."""
-    spec = getattr(module, "__spec__", None)
+    folder: built in, or loaded from an installed-library folder (``roots``). Read from the
+    module's own dict: a module-level ``__getattr__`` (``torch.classes``) answers anything."""
+    try:
+        own = vars(module)
+    except TypeError:
+        return False
+    spec = own.get("__spec__")
     origin = getattr(spec, "origin", None) if spec is not None else None
     if origin in ("built-in", "frozen") or (
         origin is None
@@ -163,18 +279,29 @@ def module_is_library(module: Any, roots: tuple[str, ...]) -> bool:
         and not getattr(spec, "submodule_search_locations", None)
     ):
         return True
-    path = getattr(module, "__file__", None) or origin
-    if path:
+    path = own.get("__file__") or origin
+    if isinstance(path, str) and os.path.isabs(path):
         return _under(path, roots)
-    locations = list(getattr(module, "__path__", []) or [])
-    return bool(locations) and all(_under(os.path.join(p, "x"), roots) for p in locations)
+    locations = own.get("__path__")
+    if isinstance(locations, list | tuple) or type(locations).__name__ == "_NamespacePath":
+        found = [p for p in locations if isinstance(p, str)]
+        if found:
+            return all(_under(os.path.join(p, "x"), roots) for p in found)
+    # No file of its own (``torch._C._onnx``, made by its package's extension module), or a
+    # made-up one (``torch.ops``: "_ops.py"): it belongs to its package.
+    parent = str(own.get("__name__", "")).rpartition(".")[0]
+    owner = sys.modules.get(parent) if parent else None
+    return owner is not None and owner is not module and module_is_library(owner, roots)
 
 
 class Isolation:
     """Runs invocations of one worker in direct or fork mode. Created once, before any template
     is loaded, so that it knows the interpreter's pristine import path."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_child: Optional[Callable[[int], None]] = None) -> None:
+        """``on_child(pid)``: told the pid (and process group) of the child running an
+        invocation, 0 when it has ended (the worker's supervisor kills that group too when
+        the worker is lost)."""
         cwd = os.getcwd()
         # A fresh `python script.py` starts with the interpreter's path (not this worker's cwd);
         # importing snakemake (the preamble does) appends its pip-deployments folder at the end.
@@ -184,6 +311,10 @@ class Isolation:
         ]
         roots = {os.path.abspath(p) for p in self.base_path}
         self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
+        self.on_child = on_child or _ignore
+        self.spare: Optional[_Spare] = None
+        self.zombies: list[int] = []
+        self.pristine: Optional[_fingerprint.Fingerprint] = None
 
     def invocation_path(self, script: "Script") -> list[str]:
         """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
@@ -200,51 +331,150 @@ class Isolation:
 
     # ---- the two modes -------------------------------------------------------------------------
 
-    def run(self, script: Script, mode: str = "direct") -> Outcome:
+    def run(self, script: Script, mode: str = "fork") -> Outcome:
         if mode == "fork" and hasattr(os, "fork"):
             return self.run_forked(script)
         return self.run_direct(script)
 
+    def state_changed(self) -> None:
+        """The template process changed (a template was built): a spare child forked before
+        holds the old state, and direct mode's baseline is out of date."""
+        self._discard_spare()
+        self.pristine = None
+
+    def idle(self, fork_next: bool) -> None:
+        """Between invocations: reap ended children and, for fork mode, fork the next child
+        now, so that its cost is off the next invocation's path."""
+        self._reap()
+        if fork_next and self.spare is None and hasattr(os, "fork"):
+            self.spare = self._fork_spare()
+
+    def close(self) -> None:
+        self._discard_spare()
+        self._reap(block=True)
+
+    # ---- direct mode ---------------------------------------------------------------------
+
     def run_direct(self, script: Script) -> Outcome:
+        if self.pristine is None:
+            gc.freeze()  # the template's objects: later collections skip them
+            tempfile.gettempdir()  # cached by every invocation's audit (_audit.start) anyway
+            self.pristine = _fingerprint.Fingerprint()
+        pristine = self.pristine
         snapshot = ProcessSnapshot(self, script)
+        pristine.watch_imports()
         try:
             outcome = self._execute(script, snapshot)
         finally:
+            pristine.stop_watching()
             restore_warnings = snapshot.restore()
         outcome.warnings.extend(restore_warnings)
+        outcome.retire = _fingerprint.describe(pristine.changes())
+        gc.freeze()  # what survived the invocation's exit: the next one's collection skips it
         return outcome
 
+    # ---- fork mode -----------------------------------------------------------------------
+
     def run_forked(self, script: Script) -> Outcome:
-        """Run the script in a fork of this warm process; the worker itself is never touched."""
-        for stream in (sys.stdout, sys.stderr):
-            _flush(stream)
-        read_fd, write_fd = os.pipe()
-        gc.freeze()  # the child's collections then skip the warm objects: fewer copied pages
-        pid = os.fork()
-        if pid == 0:  # the child: run, report, and leave without any of the parent's cleanup
-            status = 0
+        """Run the script in a child forked from this process, which never runs one itself;
+        each benchmark repeat in a child of its own, as each is a process of its own under
+        ``--executor local``."""
+        if script.repeats <= 1:
+            return self._run_in_child(script)
+        total = Outcome(True)
+        for iteration in range(script.repeats):
+            script.snakemake.bench_iteration = iteration
+            single = dataclasses.replace(script, repeats=1)
+            outcome = self._run_in_child(single)
+            total.warnings += outcome.warnings
+            total.undeclared_writes += outcome.undeclared_writes
+            if not outcome.ok:
+                outcome.warnings = total.warnings
+                outcome.undeclared_writes = total.undeclared_writes
+                return outcome
+            total.seconds += outcome.seconds
+            total.cpu_seconds += outcome.cpu_seconds
+            total.max_rss_mb = max(total.max_rss_mb or 0.0, outcome.max_rss_mb or 0.0)
+            if iteration + 1 < script.repeats:
+                self.idle(fork_next=True)
+        return total
+
+    def _run_in_child(self, script: Script) -> Outcome:
+        spare, self.spare = self.spare or self._fork_spare(), None
+        payload = pickle.dumps((dataclasses.replace(script, code=None), marshal.dumps(script.code)))
+        self.on_child(spare.pid)
+        try:
             try:
-                os.close(read_fd)
-                snapshot = ProcessSnapshot(self, script, in_child=True)
-                outcome = self._execute(script, snapshot)
-                with os.fdopen(write_fd, "wb") as out:
-                    pickle.dump(outcome, out)
-            except BaseException:  # noqa: BLE001 - nothing may escape a forked child
-                traceback.print_exc()
-                status = 70
+                _send(spare.control, payload)
+            except OSError:
+                pass  # the child is gone; its status says why
             finally:
-                os._exit(status)
-        gc.unfreeze()
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as result:
-            data = result.read()
-        _, wait_status = os.waitpid(pid, 0)
-        if data:
+                os.close(spare.control)
+            data = _receive(spare.result, spare.pid)
+        finally:
+            os.close(spare.result)
+            self.on_child(0)
+        if data is not None:
+            self.zombies.append(spare.pid)
             try:
                 return pickle.loads(data)  # noqa: S301 - our own child, through our own pipe
-            except Exception:
+            except Exception:  # noqa: BLE001
                 pass
+        _, wait_status = os.waitpid(spare.pid, 0)
         return Outcome(False, _ended_process(wait_status))
+
+    def _fork_spare(self) -> "_Spare":
+        for stream in (sys.stdout, sys.stderr):
+            _flush(stream)
+        control_r, control_w = os.pipe()
+        result_r, result_w = os.pipe()
+        gc.freeze()  # the child's collections then skip the warm objects: fewer copied pages
+        pid = os.fork()
+        if pid == 0:
+            os.close(control_w)
+            os.close(result_r)
+            self._child(control_r, result_w)
+        gc.unfreeze()
+        os.close(control_r)
+        os.close(result_w)
+        return _Spare(pid, control_w, result_r)
+
+    def _child(self, control: int, result: int) -> NoReturn:
+        """A spare child: become a pristine invocation process, wait for its one script, run
+        it, finalise what it started, report, and leave without the parent's cleanup."""
+        status = 0
+        try:
+            _become_invocation_process()
+            payload = _receive(control, None)
+            os.close(control)
+            if payload is None:
+                os._exit(0)  # discarded: the template process changed
+            skeleton, code = pickle.loads(payload)  # noqa: S301 - from our own parent
+            script = dataclasses.replace(skeleton, code=marshal.loads(code))
+            snapshot = ProcessSnapshot(self, script, in_child=True)
+            outcome = self._execute(script, snapshot)
+            _send(result, pickle.dumps(outcome))
+        except BaseException:  # noqa: BLE001 - nothing may escape a forked child
+            traceback.print_exc()
+            status = 70
+        finally:
+            os._exit(status)
+
+    def _discard_spare(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            os.close(spare.control)  # the child reads end-of-file and exits
+            os.close(spare.result)
+            self.zombies.append(spare.pid)
+
+    def _reap(self, block: bool = False) -> None:
+        for pid in list(self.zombies):
+            try:
+                done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.zombies.remove(pid)
 
     # ---- running the code ------------------------------------------------------------------
 
@@ -342,7 +572,8 @@ class ProcessSnapshot:
     def __init__(self, isolation: Isolation, script: Script, in_child: bool = False) -> None:
         self.iso, self.script, self.in_child = isolation, script, in_child
         self.pid = os.getpid()
-        self.threads = set(threading.enumerate())
+        # A fork child starts from emptied exit registries (_exit.forget_inherited).
+        self.exit_scope = ExitScope() if in_child else ExitScope.now()
         self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.namespace: dict[str, Any] = {}
         self.leftover_threads: list[threading.Thread] = []
@@ -410,7 +641,9 @@ class ProcessSnapshot:
             Snakemake=Snakemake,
         )
         sys.modules["__main__"] = main
-        atexit.register, atexit.unregister = self._atexit_register, self._atexit_unregister  # type: ignore[assignment]
+        if not self.in_child:
+            atexit.register = self._atexit_register  # type: ignore[assignment]
+            atexit.unregister = self._atexit_unregister  # type: ignore[assignment]
         self.namespace = namespace
         return namespace
 
@@ -420,23 +653,18 @@ class ProcessSnapshot:
             tempfile.tempdir = value
 
     def leave_script(self) -> None:
-        """What a fresh interpreter does when the script ends: join its threads, run its exit
-        handlers, flush its streams."""
-        atexit.register, atexit.unregister = _ATEXIT_REGISTER, _ATEXIT_UNREGISTER
-        self.leftover_threads = self._join_threads()
-        for fn, args, kwargs in reversed(self.atexit):
-            try:
-                fn(*args, **kwargs)
-            except BaseException:  # noqa: BLE001 - as the interpreter: print and go on
-                print("Exception ignored in atexit callback", fn, file=sys.stderr)
-                traceback.print_exc()
-        self.atexit.clear()
-        if self.logging is not None:
-            self.logging.close_added()
+        """What a fresh interpreter does when the script ends (:mod:`._exit`): join its
+        threads, run its exit handlers and the standard library's for what it started
+        (pools, child processes, finalizers, log handlers), clear its globals so that its
+        objects are finalised and its files flushed and closed."""
+        handlers: Optional[list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]]
+        if self.in_child:
+            handlers = None  # the child's atexit list holds only what the invocation registered
         else:
-            logging.shutdown()  # a forked child: as at a fresh interpreter's exit
-        for stream in (sys.stdout, sys.stderr):
-            _flush(stream)
+            atexit.register, atexit.unregister = _ATEXIT_REGISTER, _ATEXIT_UNREGISTER
+            handlers = list(self.atexit)
+            self.atexit.clear()
+        self.leftover_threads = fresh_exit(self.exit_scope, self.namespace, handlers)
 
     def _atexit_register(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         caller = sys._getframe(1).f_code.co_filename
@@ -450,14 +678,6 @@ class ProcessSnapshot:
     def _atexit_unregister(self, fn: Callable[..., Any]) -> None:
         self.atexit[:] = [entry for entry in self.atexit if entry[0] != fn]
         _ATEXIT_UNREGISTER(fn)
-
-    def _join_threads(self) -> list[threading.Thread]:
-        new = [t for t in threading.enumerate() if t not in self.threads and t.is_alive()]
-        executors = _wake_thread_pools(new)
-        for t in new:
-            if not t.daemon:
-                t.join(_THREAD_JOIN_GRACE if t in executors else None)
-        return [t for t in new if t.is_alive()]
 
     # ---- after ------------------------------------------------------------------------------
 
@@ -633,25 +853,6 @@ def _dup(fd: int) -> Optional[int]:
 
 _ATEXIT_REGISTER = atexit.register
 _ATEXIT_UNREGISTER = atexit.unregister
-
-
-def _wake_thread_pools(threads: list[threading.Thread]) -> set[threading.Thread]:
-    """Threads of ``concurrent.futures`` pools the script left open: wake them as the
-    interpreter's exit does, so they end once their queue is empty."""
-    pool = sys.modules.get("concurrent.futures.thread")
-    queues = getattr(pool, "_threads_queues", None)
-    if not queues:
-        return set()
-    found = set()
-    for t in threads:
-        q = queues.get(t)
-        if q is not None:
-            found.add(t)
-            try:
-                q.put(None)
-            except Exception:
-                pass
-    return found
 
 
 def _locale() -> Optional[str]:

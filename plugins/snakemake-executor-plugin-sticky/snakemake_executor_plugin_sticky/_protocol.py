@@ -119,8 +119,9 @@ class Invoke:
     """The job's ``snakemake.script.Snakemake`` object, as a ``script:`` preamble builds it."""
     repeats: int = 1
     trace: Optional[TraceStamp] = None
-    isolation: str = "direct"
-    """``direct`` (run in the worker, restored after) or ``fork`` (run in a fork of it)."""
+    isolation: str = "fork"
+    """``fork`` (run in a child forked from the template process) or ``direct`` (run in the
+    worker, checked after)."""
     workdir: str = ""
     searchpaths: Optional[list[str]] = None
     """What the ``script:`` preamble appends to ``sys.path`` (Snakemake's own paths, the cached
@@ -134,6 +135,9 @@ class StateBuilt:
 
     template: str
     seconds: float
+    direct_because: Optional[str] = None
+    """Set when the template's invocations run in direct mode although it asked for fork
+    mode: why this worker's process cannot be forked (a GPU runtime, threads)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,9 @@ class InvocationDone:
     """What the invocation did that isolation could not fully undo, one line each."""
     undeclared_writes: list[str] = field(default_factory=list)
     """Paths the script changed outside its outputs and logs (see ``_audit``)."""
+    retire: Optional[str] = None
+    """Direct mode: what the invocation changed in the worker's process; the worker is
+    stopped and the next job gets a fresh one."""
 
 
 @dataclass(frozen=True)

@@ -187,14 +187,22 @@ class StickyScheduler:
             slot.templates.add(template)
             self._build_losses.pop((slot.cls, template), None)
 
-    def invocation_done(self, worker_id: str, invocation_id: int, now: float) -> list[Instruction]:
-        """The worker reported an outcome (success or failure) for its invocation."""
+    def invocation_done(
+        self, worker_id: str, invocation_id: int, now: float, retire: Optional[str] = None
+    ) -> list[Instruction]:
+        """The worker reported an outcome (success or failure) for its invocation.
+        ``retire``: its process changed (direct mode), so it takes no more work: it is
+        stopped, and waiting invocations get a fresh worker."""
         self.invocations.pop(invocation_id, None)
         slot = self.workers.get(worker_id)
+        out: list[Instruction] = []
         if slot is not None and slot.current == invocation_id:
             slot.current = None
             slot.phase, slot.since = Phase.IDLE, now
-        return self._assign(now)
+            if retire is not None:
+                slot.phase = Phase.STOPPING
+                out.append(StopWorker(slot.id, f"retired: {retire}"))
+        return out + self._assign(now)
 
     def template_failed(self, template: str, reason: str, now: float) -> list[Instruction]:
         """A template cannot be built: fail all that waits for it, and anything later."""

@@ -406,7 +406,7 @@ class Executor(RealExecutor):
             scriptdir=scriptdir if is_local else None,
             snakemake=snakemake,
             repeats=repeats,
-            isolation=self.isolation.get(template, "direct"),
+            isolation=self.isolation.get(template, "fork"),
             workdir=os.getcwd(),
             searchpaths=searchpaths,
         )
@@ -457,6 +457,13 @@ class Executor(RealExecutor):
                 ok, error = False, f"could not write the benchmark file {info.job.benchmark}: {e}"
         for note in done.warnings if done is not None else []:
             self.logger.warning(f"sticky: {_job_label(info.job)}: {note}")
+        if done is not None and done.retire is not None:
+            self.logger.warning(
+                f"sticky: {_job_label(info.job)}: the script changed its worker's process "
+                f"({done.retire}); a fresh process would not carry that to the next job, so "
+                "the worker is retired and the next job gets a fresh one (direct mode; "
+                "fork mode, the default, needs no such check)"
+            )
         if ok and done is not None and done.undeclared_writes and self._ckpt is not None:
             self._ckpt.uncacheable(info.job, done.undeclared_writes)
         if ok:

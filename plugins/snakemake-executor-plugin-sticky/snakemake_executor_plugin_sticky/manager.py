@@ -142,6 +142,7 @@ class Manager:
         )
         self.workers: dict[str, WorkerProcess] = {}
         self._retiring: list[WorkerHandle] = []
+        self._direct_noted: set[str] = set()
         self.inflight: dict[int, InFlight] = {}
         self.worker_env: dict[str, str] = {}
         self._lock = threading.RLock()
@@ -392,6 +393,16 @@ class Manager:
                 self._lose(worker.id, message.cause, message.fate)
             elif isinstance(message, StateBuilt):
                 self.scheduler.state_built(worker.id, message.template)
+                if message.direct_because and message.template not in self._direct_noted:
+                    self._direct_noted.add(message.template)
+                    log.warning(
+                        "sticky: template %r runs its invocations in direct mode on worker %s, "
+                        "not forked: %s. Each job runs in the worker itself; a worker whose "
+                        "process a job changes is retired and replaced.",
+                        message.template,
+                        worker.id,
+                        message.direct_because,
+                    )
                 self.metrics.write(
                     "state_built",
                     worker=worker.id,
@@ -433,7 +444,11 @@ class Manager:
             latency_s=now - entry.submitted_at,
             exec_s=sum(done.seconds),
         )
-        instructions = self.scheduler.invocation_done(worker.id, done.invocation_id, now)
+        if done.retire is not None:
+            self.metrics.write("worker_retired", worker=worker.id, reason=done.retire)
+        instructions = self.scheduler.invocation_done(
+            worker.id, done.invocation_id, now, retire=done.retire
+        )
         if done.template_failed:
             reason = (
                 f"sticky template {entry.invoke.template!r} failed to build "

@@ -38,7 +38,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NoReturn, Optional
 
-from ._liveness import ProcSample, classify_exit, judge, parse_proc_stat, why_not_alive
+from ._liveness import Fate, ProcSample, classify_exit, judge, parse_proc_stat, why_not_alive
 from ._protocol import Heartbeat, WorkerExited
 
 HEARTBEAT_INTERVAL = 1.0
@@ -46,6 +46,8 @@ HEARTBEAT_INTERVAL = 1.0
 _BEAT = struct.Struct("d")  # offset 0: monotonic time of the child's last Python heartbeat
 _SIGNAL = struct.Struct("i")  # offset 8: last signal the job's code sent its own process
 _SIGNAL_OFFSET = 8
+_GROUP = struct.Struct("q")  # offset 16: process group of the running fork-mode invocation
+_GROUP_OFFSET = 16
 
 _KILL_EVENTS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
 
@@ -64,14 +66,20 @@ class Link:
     def supervisor_alive(self) -> bool:
         return os.getppid() == self.supervisor_pid
 
+    def set_invocation_group(self, pgid: int) -> None:
+        """The process group of the child running the current invocation (fork mode), 0 when
+        none: it is killed with the worker when the worker is lost."""
+        _GROUP.pack_into(self.shared, _GROUP_OFFSET, pgid)
+
     def watch_own_signals(self) -> None:
         """Note (before it is sent) every signal the job's code sends to this process or its
         group, so that the supervisor can tell a self-inflicted end from a kill."""
         shared = self.shared
+        owner = os.getpid()
 
         def hook(event: str, args: tuple[Any, ...]) -> None:
-            if event not in _KILL_EVENTS:
-                return
+            if event not in _KILL_EVENTS or os.getpid() != owner:
+                return  # a fork-mode invocation's own signals are its own process's fate
             target, sig = args
             if not sig:
                 return
@@ -95,7 +103,7 @@ def start(conn: Connection) -> Link:
         except OSError:
             pass
     lock = multiprocessing.get_context("fork").Lock()
-    shared = mmap.mmap(-1, 16)
+    shared = mmap.mmap(-1, 24)
     manager_parent = os.getppid()
     supervisor_pid = os.getpid()
     child = os.fork()
@@ -137,10 +145,12 @@ class Supervisor:
             else:
                 time.sleep(0.1)
             if self.terminated_by is not None:
+                self._kill_invocation()
                 _kill_group_except_self()
             if self._child_exited():
                 self._child_ended()
             if os.getppid() != self.manager_parent:
+                self._kill_invocation()
                 _kill_whole_group()  # the manager (our parent) is gone
             now = time.monotonic()
             if now >= next_beat:
@@ -177,15 +187,35 @@ class Supervisor:
             self.reaped_status = status
         return bool(pid)
 
-    def _child_ended(self) -> NoReturn:
-        # The child is a zombie (not reaped: its pid and group stay reserved) while the rest
-        # of its group is killed; only then may the manager act on its invocation.
-        _kill_group_except_self()
+    def _exit_code(self) -> int:
+        """How the ended child ended, as ``os.waitstatus_to_exitcode`` says it (negative: a
+        signal), without reaping it."""
         if self.reaped_status is not None:
-            status = self.reaped_status
-        else:
+            return os.waitstatus_to_exitcode(self.reaped_status)
+        info = os.waitid(os.P_PID, self.child, os.WEXITED | os.WNOWAIT)
+        if info is None:  # not possible once _child_exited said so; reap to find out
             _, status = os.waitpid(self.child, 0)
-        code = os.waitstatus_to_exitcode(status)
+            self.reaped_status = status
+            return os.waitstatus_to_exitcode(status)
+        if info.si_code == os.CLD_EXITED:
+            return info.si_status
+        return -info.si_status
+
+    def _kill_invocation(self) -> None:
+        pgid = _GROUP.unpack_from(self.shared, _GROUP_OFFSET)[0]
+        if pgid > 0:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def _child_ended(self) -> NoReturn:
+        # The child is a zombie (not reaped: its pid and group stay reserved). When it was
+        # lost (killed from outside), every process of its group and of its running
+        # invocation's is killed before the manager may requeue that invocation. When it
+        # ended by its job's own code, or stopped as asked, nothing is killed: what its jobs
+        # started in the background lives on, as under --executor local.
+        code = self._exit_code()
         exit_status, signal_number = (code, None) if code >= 0 else (None, -code)
         cause = classify_exit(
             exit_status=exit_status,
@@ -194,6 +224,11 @@ class Supervisor:
             oom_killed=_oom_kills() > self.oom_before,
             terminated_by=self.terminated_by,
         )
+        if cause.fate is Fate.REQUEUE:
+            self._kill_invocation()
+            _kill_group_except_self()
+        if self.reaped_status is None:
+            os.waitpid(self.child, 0)
         # A child killed mid-send holds the lock and left half a message: say nothing more
         # on that stream (the manager sees it close and counts the worker as lost).
         if self.lock.acquire(timeout=0.5):

@@ -3,12 +3,13 @@
 The manager's address and the run secret arrive as one JSON line on standard input (local
 workers) or in a file readable by its user only, named by ``$STICKY_CONNECTION_FILE`` (Slurm
 pilots): never on a command line. The
-worker connects back to its manager, then runs invocations one at a time in its main thread
-("direct mode": a GPU state is never forked), building each template's state the first time an
-invocation needs it and keeping it until it is told to stop. Right after connecting it forks:
-the parent becomes the worker's supervisor (:mod:`.supervisor`: heartbeats judged without the
-GIL, exit causes, no orphans, and the whole process group dies when the manager goes away),
-the child runs invocations; its heartbeat thread only stamps shared memory.
+worker connects back to its manager, then runs invocations one at a time, each in a child
+forked from it (fork mode; :mod:`._isolation`) or in its main thread (direct mode: where the
+template initialised a GPU runtime, or asks for it), building each template's state the first
+time an invocation needs it and keeping it until it is told to stop. Right after connecting
+it forks: the parent becomes the worker's supervisor (:mod:`.supervisor`: heartbeats judged
+without the GIL, exit causes, no orphans, and the whole process group dies when the manager
+goes away); the child runs invocations; its heartbeat thread only stamps shared memory.
 """
 
 import argparse
@@ -37,6 +38,8 @@ from stickyinvoc._templates import (
 )
 
 from . import supervisor
+from ._hazards import describe as describe_hazards
+from ._hazards import fork_hazards
 from ._isolation import Isolation, Script, imported_modules, script_traceback
 from ._protocol import (
     Heartbeat,
@@ -118,7 +121,11 @@ class Worker:
         self.holder = StateHolder()
         self.code_cache: dict[tuple[str, int], tuple[Any, frozenset[str]]] = {}
         # Before any template is loaded: it records the interpreter's pristine import path.
-        self.isolation = Isolation()
+        self.isolation = Isolation(link.set_invocation_group if link is not None else None)
+        self.hazards: list[str] = []
+        """Why this process cannot be forked (:mod:`._hazards`), found after each build."""
+        self.heartbeat: Optional[threading.Thread] = None
+        self.fork_next = False
         self.parent_pid = os.getppid()
         name = f"worker:{worker_id}:{socket.gethostname()}:{os.getpid()}"
         self.trace = message_trace("worker", name=name, worker_id=worker_id)
@@ -149,7 +156,10 @@ class Worker:
 
     def serve(self) -> None:
         self.send(Hello(self.worker_id, os.getpid()))
-        threading.Thread(target=self.heartbeat_forever, name="heartbeat", daemon=True).start()
+        self.heartbeat = threading.Thread(
+            target=self.heartbeat_forever, name="heartbeat", daemon=True
+        )
+        self.heartbeat.start()
         access._bind_worker(self.holder.lookup)
         try:
             while True:
@@ -164,7 +174,9 @@ class Worker:
                     return
                 if isinstance(message, Invoke):
                     self.send(self.run_traced(message))
+                    self.isolation.idle(self.fork_next)
         finally:
+            self.isolation.close()
             self.holder.teardown_all()
             if self.trace is not None:
                 self.trace.dump()
@@ -210,7 +222,10 @@ class Worker:
             self.send(StateFailed(inv.template, e.formatted_traceback))
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
-            self.send(StateBuilt(inv.template, built.build_seconds))
+            self.isolation.state_changed()
+            self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
+            direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
+            self.send(StateBuilt(inv.template, built.build_seconds, direct_because=direct))
             if self.trace is not None and inv.trace is not None:  # DISTEA: a state write
                 self.trace.state_built(
                     inv.template, {k: b.value for k, b in self.holder.states.items()}
@@ -246,7 +261,9 @@ class Worker:
             imports=imports,
             searchpaths=inv.searchpaths,
         )
-        out = self.isolation.run(script, inv.isolation)
+        mode = self.mode(inv)
+        self.fork_next = mode == "fork"
+        out = self.isolation.run(script, mode)
         return InvocationDone(
             inv.invocation_id,
             out.ok,
@@ -256,7 +273,16 @@ class Worker:
             out.max_rss_mb,
             warnings=out.warnings,
             undeclared_writes=out.undeclared_writes,
+            retire=out.retire,
         )
+
+    def mode(self, inv: Invoke) -> str:
+        """How this invocation runs: as its template asks, but in direct mode where forking
+        this process is unsafe (:mod:`._hazards`), or while DISTEA traces the worker (its
+        records are this process's)."""
+        if inv.isolation != "fork" or self.hazards or self.trace is not None:
+            return "direct"
+        return "fork"
 
 
 def _script_traceback(script_path: str) -> str:

@@ -32,9 +32,9 @@ TEMPLATES_ENV_VAR = "STICKY_TEMPLATES"
 
 TemplateFunction = Callable[[], Any]
 
-ISOLATION_MODES = ("direct", "fork")
-"""How a template's invocations run: in the worker itself, restored after each (``direct``), or
-each in a fork of the warm worker (``fork``)."""
+ISOLATION_MODES = ("fork", "direct")
+"""How a template's invocations run: each in a child forked from the warm worker (``fork``, the
+default), or in the worker itself, checked after each (``direct``)."""
 
 _collecting: Optional[dict[str, TemplateFunction]] = None
 
@@ -81,7 +81,7 @@ def template(
     *,
     resources: Optional[dict[str, Any]] = None,
     partitions: Optional[list[str]] = None,
-    isolation: str = "direct",
+    isolation: str = "fork",
 ) -> Any:
     """Declare a sticky template.
 
@@ -93,10 +93,13 @@ def template(
     ``runtime`` in minutes, ``mem_mb``, ``cpus_per_task``, ``gpu``, ``gpu_model``, ``gres``,
     ``constraint``, ``qos``, ``slurm_extra``). A rule's own resources of the same names override
     them for its invocations. ``partitions`` lists the Slurm partitions the template may be
-    built on (the first is the default). ``isolation`` is ``"direct"`` (the default: each
-    invocation runs in the worker, which puts back everything the script changed) or ``"fork"``
-    (each invocation runs in a fork of the warm worker; not for CUDA states). All must be
-    literals: the executor reads them from the file's syntax tree without running the file.
+    built on (the first is the default). ``isolation`` is ``"fork"`` (the default: each
+    invocation runs in a child forked from the process that built the state, which never runs
+    one itself; where forking that process is unsafe, a GPU runtime or threads it left
+    running, the worker says so and uses direct mode) or ``"direct"`` (each invocation runs in
+    the worker itself, which puts back what it can and is retired after any invocation that
+    changed its process). All must be literals: the executor reads them from the file's
+    syntax tree without running the file.
     """
     if isolation not in ISOLATION_MODES:
         raise TypeError(
@@ -147,7 +150,7 @@ class TemplateDeclaration:
     line: int
     resources: dict[str, Any] = field(default_factory=dict)
     partitions: Optional[list[str]] = None
-    isolation: str = "direct"
+    isolation: str = "fork"
 
 
 def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
@@ -193,7 +196,7 @@ def read_declarations(path: Path) -> dict[str, TemplateDeclaration]:
                 raise TemplateError(
                     f"{path}: partitions= of template {name!r} must be a non-empty list of names"
                 )
-            isolation = literals.get("isolation", "direct")
+            isolation = literals.get("isolation", "fork")
             if isolation not in ISOLATION_MODES:
                 raise TemplateError(
                     f"{path}, line {deco.lineno}: isolation= of template {name!r} is "

@@ -180,13 +180,16 @@ def test_unknown_isolation_mode_stops_the_run_with_one_line(tmp_path):
     workdir = tmp_path / "bad"
     shutil.copytree(WORKFLOWS / "sticky_hostile", workdir)
     templates = workdir / "sticky_templates.py"
-    templates.write_text(templates.read_text().replace('isolation="fork"', 'isolation="thread"'))
+    text = templates.read_text()
+    templates.write_text(
+        text.replace('@template("forked")', '@template("forked", isolation="thread")')
+    )
     proc = subprocess.run(
         snakemake_command("out/env/0.txt"), cwd=workdir, capture_output=True, text=True
     )
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
-    assert "isolation= of template 'forked' is 'thread'; use one of 'direct', 'fork'" in output
+    assert "isolation= of template 'forked' is 'thread'; use one of 'fork', 'direct'" in output
     assert "Traceback" not in output
     assert not (workdir / "out").exists()
 

@@ -70,6 +70,7 @@ def run(worker: Worker, folder: Path, source: str, scriptdir: str = "", log: str
         str(where),
         smk,
         workdir=str(folder),
+        isolation="direct",  # in-process: fork mode is tested in tests/integration
     )
     return worker.run(inv)
 

@@ -248,3 +248,27 @@ def test_a_class_that_cannot_start_fails_alone():
     )
     assert s.workers["w1"].current == 1  # the cpu worker is untouched
     assert s.submit(4, "cpu-a", 4.0) == [StartWorker("w5")]  # cpu work scales out as usual
+
+
+def test_a_retired_worker_takes_no_more_work_and_a_fresh_one_starts():
+    """Direct mode: an invocation changed its worker's process; the worker is stopped, the
+    waiting invocation runs on a fresh worker (built from the template), not on it."""
+    s = StickyScheduler(max_workers=1)
+    assert s.submit(1, "llm", 0.0) == [StartWorker("w1")]
+    assert s.submit(2, "llm", 0.0) == []
+    assert connected(s, "w1") == [Dispatch("w1", 1)]
+    s.state_built("w1", "llm")
+    out = s.invocation_done("w1", 1, 1.0, retire="numpy print options")
+    # A stopping worker does not count against the limit: its replacement starts at once.
+    assert out == [StopWorker("w1", "retired: numpy print options"), StartWorker("w2", "llm")]
+    assert s.workers["w1"].phase is Phase.STOPPING
+    assert s.worker_lost("w1", 1.5, "stopped") == []
+    assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
+
+
+def test_an_invocation_that_changed_nothing_keeps_its_worker():
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "llm", 0.0)
+    s.submit(2, "llm", 0.0)
+    connected(s, "w1")
+    assert s.invocation_done("w1", 1, 1.0) == [Dispatch("w1", 2)]

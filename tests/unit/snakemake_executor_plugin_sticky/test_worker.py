@@ -47,6 +47,7 @@ def invoke(templates: Path, source: str, inv_id: int = 1, template: str = "m") -
         source,
         str(templates.parent),
         smk,
+        isolation="direct",  # in-process: fork mode is tested in tests/integration
     )
 
 

@@ -159,7 +159,7 @@ def test_isolation_mode_is_read_from_the_declaration(tmp_path):
         "@template('c', isolation='direct')\ndef c(): ...\n"
     )
     modes = {name: d.isolation for name, d in read_declarations(path).items()}
-    assert modes == {"a": "direct", "b": "fork", "c": "direct"}
+    assert modes == {"a": "fork", "b": "fork", "c": "direct"}  # fork: the default
     assert load_templates(path).keys() == {"a", "b", "c"}
 
 
@@ -173,5 +173,5 @@ def test_unknown_isolation_mode_is_one_clear_error(tmp_path):
     )
     with pytest.raises(TemplateError, match=r"line 2: isolation= of template 'x' is 'thread'; use"):
         read_declarations(path)
-    with pytest.raises(TypeError, match="isolation must be one of 'direct', 'fork'"):
+    with pytest.raises(TypeError, match="isolation must be one of 'fork', 'direct'"):
         template("x", isolation="spawn")

@@ -6,11 +6,11 @@ import logging  # noqa: F401
 from stickyinvoc import template
 
 
-@template("warm")
+@template("warm", isolation="direct")
 def warm():
     return {"built": True}
 
 
-@template("forked", isolation="fork")
+@template("forked")  # fork: the default
 def forked():
     return {"built": True}

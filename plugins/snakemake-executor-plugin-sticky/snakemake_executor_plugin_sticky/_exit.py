@@ -1,0 +1,267 @@
+"""A fresh interpreter's exit, for what one invocation started.
+
+When ``python script.py`` (a ``script:`` job under ``--executor local``) runs off its end, the
+interpreter finalises in this order (``Py_FinalizeEx``): the exit callbacks of ``threading``
+(``concurrent.futures`` wakes and joins its pools there) and the join of every non-daemon
+thread; the ``atexit`` handlers, newest first (among them the standard library's own:
+``weakref.finalize`` objects marked ``atexit``, ``multiprocessing``'s exit function, which
+runs its finalizers, terminates daemonic children and joins the others, and
+``logging.shutdown``, which flushes and closes every handler); then the modules' globals,
+``__main__``'s first, are cleared and the garbage collector runs, so objects are finalised and
+files the script left open are flushed and closed. Only then has the job ended.
+
+:class:`ExitScope` records, before an invocation, what already exists of each of those
+per-process registries; :func:`fresh_exit` runs the sequence for what the invocation added.
+In a forked child (fork mode) the registries are first emptied of what the template process
+holds (:func:`forget_inherited`), so the child finalises exactly what its script made, and
+never a thread pool, child process, finaliser or exit handler that belongs to the template's
+state. The standard library's registration sites of exit callbacks (``atexit.register`` and
+``threading._register_atexit`` in its source) are each classified in :data:`STDLIB_EXIT_HOOKS`;
+a test reads the standard library's source and fails on one that is not.
+"""
+
+import atexit
+import gc
+import logging
+import sys
+import threading
+import traceback
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+THREAD_POOL_GRACE = 2.0
+"""Seconds a ``concurrent.futures`` thread left idle by the script gets to end once woken."""
+
+STDLIB_EXIT_HOOKS = {
+    "logging/__init__.py": "logging.shutdown: handlers the invocation added are flushed and closed",
+    "multiprocessing/util.py": "_exit_function: the invocation's finalizers and children",
+    "weakref.py": "finalize._exitfunc: the invocation's finalize objects marked atexit",
+    "threading.py": "_register_atexit itself: its callbacks run before threads are joined",
+    "concurrent/futures/thread.py": "_python_exit: the invocation's thread pools woken, joined",
+    "concurrent/futures/process.py": "_python_exit: the invocation's process pools shut down",
+    "site.py": "readline history of an interactive session: never in a script",
+    "rlcompleter.py": "readline completer of an interactive session: never in a script",
+}
+"""Every standard-library module that registers an exit callback, and what becomes of it."""
+
+
+def _mp_util() -> Any:
+    return sys.modules.get("multiprocessing.util")
+
+
+def _mp_process() -> Any:
+    return sys.modules.get("multiprocessing.process")
+
+
+def _futures(kind: str) -> Any:
+    return sys.modules.get(f"concurrent.futures.{kind}")
+
+
+@dataclass
+class ExitScope:
+    """What the process held before an invocation, per registry (all empty in a fork child
+    after :func:`forget_inherited`)."""
+
+    threads: set[threading.Thread] = field(default_factory=set)
+    mp_finalizers: set[Any] = field(default_factory=set)
+    mp_children: set[int] = field(default_factory=set)
+    finalizers: set[int] = field(default_factory=set)
+    handlers: set[int] = field(default_factory=set)
+
+    @classmethod
+    def now(cls) -> "ExitScope":
+        util, process = _mp_util(), _mp_process()
+        return cls(
+            threads=set(threading.enumerate()),
+            mp_finalizers=set(util._finalizer_registry) if util is not None else set(),
+            mp_children=set(map(id, process._children)) if process is not None else set(),
+            finalizers=set(map(id, weakref.finalize._registry)),  # type: ignore[attr-defined]
+            handlers=set(map(id, logging._handlerList)),  # type: ignore[attr-defined]
+        )
+
+
+def forget_inherited() -> None:
+    """In a child just forked from the template process: drop the parent's entries from every
+    per-process exit registry, as ``multiprocessing`` does in the children it forks, so that
+    the child's exit never finalises, joins or terminates what belongs to the template."""
+    atexit._clear()
+    util, process = _mp_util(), _mp_process()
+    if process is not None:
+        process._children = set()
+    if util is not None:
+        util._finalizer_registry.clear()
+        util._run_after_forkers()
+    for info in weakref.finalize._registry.values():  # type: ignore[attr-defined]
+        info.atexit = False
+    thread_pools = _futures("thread")
+    if thread_pools is not None:
+        thread_pools._threads_queues.clear()
+    process_pools = _futures("process")
+    if process_pools is not None:
+        process_pools._threads_wakeups.clear()
+
+
+def fresh_exit(
+    scope: ExitScope,
+    namespace: dict[str, Any],
+    handlers: Optional[list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]],
+) -> list[threading.Thread]:
+    """Finalise what the invocation started, in the interpreter's order. ``handlers``: the
+    ``atexit`` handlers the script registered (direct mode), or None to run this process's
+    whole ``atexit`` list (a fork child, whose list holds only the invocation's). Returns the
+    threads still running (daemon threads, or pool threads that did not end)."""
+    leftover = _join_threads(scope)
+    if handlers is None:
+        atexit._run_exitfuncs()
+    else:
+        for fn, args, kwargs in reversed(handlers):
+            _call(fn, *args, **kwargs)
+    _run_finalize_objects(scope)
+    _multiprocessing_exit(scope)
+    _close_handlers(scope)
+    namespace.clear()
+    gc.collect()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream: as at exit, go on
+            pass
+    return leftover
+
+
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    try:
+        fn(*args, **kwargs)
+    except BaseException:  # noqa: BLE001 - as the interpreter: print and go on
+        print("Exception ignored in atexit callback", fn, file=sys.stderr)
+        traceback.print_exc()
+
+
+def _join_threads(scope: ExitScope) -> list[threading.Thread]:
+    """``threading._shutdown`` for the invocation's threads: wake its ``concurrent.futures``
+    pools, then join every non-daemon thread it started."""
+    new = [t for t in threading.enumerate() if t not in scope.threads and t.is_alive()]
+    me = threading.current_thread()
+    new = [t for t in new if t is not me]
+    pool_threads = _wake_thread_pools(new)
+    _shut_process_pools(new)
+    for t in new:
+        if not t.daemon:
+            t.join(THREAD_POOL_GRACE if t in pool_threads else None)
+    return [t for t in new if t.is_alive()]
+
+
+def _wake_thread_pools(threads: list[threading.Thread]) -> set[threading.Thread]:
+    pools = _futures("thread")
+    queues = getattr(pools, "_threads_queues", None)
+    found: set[threading.Thread] = set()
+    if not queues:
+        return found
+    for t in threads:
+        q = queues.get(t)
+        if q is not None:
+            found.add(t)
+            try:
+                q.put(None)
+            except Exception:  # noqa: BLE001
+                pass
+    return found
+
+
+def _shut_process_pools(threads: list[threading.Thread]) -> None:
+    """A ``ProcessPoolExecutor`` the script never shut down: its manager thread ends (after
+    the queued work) once told the interpreter is exiting, as ``_python_exit`` tells it."""
+    pools = _futures("process")
+    wakeups = getattr(pools, "_threads_wakeups", None)
+    if not wakeups:
+        return
+    mine = [(t, w) for t, w in list(wakeups.items()) if t in threads]
+    if not mine:
+        return
+    before = pools._global_shutdown
+    pools._global_shutdown = True
+    try:
+        for _, wakeup in mine:
+            try:
+                wakeup.wakeup()
+            except Exception:  # noqa: BLE001
+                pass
+        for t, _ in mine:
+            t.join()
+    finally:
+        pools._global_shutdown = before
+
+
+def _run_finalize_objects(scope: ExitScope) -> None:
+    """``weakref.finalize._exitfunc`` for the invocation's finalize objects, newest first."""
+    registry = weakref.finalize._registry  # type: ignore[attr-defined]
+    pending = [
+        (info.index, f)
+        for f, info in list(registry.items())
+        if id(f) not in scope.finalizers and info.atexit
+    ]
+    for _, f in sorted(pending, key=lambda entry: entry[0], reverse=True):
+        try:
+            f()
+        except Exception:  # noqa: BLE001
+            sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
+
+
+def _multiprocessing_exit(scope: ExitScope) -> None:
+    """``multiprocessing.util._exit_function`` for the invocation's finalizers and children."""
+    util, process = _mp_util(), _mp_process()
+    if util is None or process is None:
+        return
+    _run_mp_finalizers(scope, 0)
+    children = [p for p in process.active_children() if id(p) not in scope.mp_children]
+    for p in children:
+        if p.daemon:
+            try:
+                p._popen.terminate()
+            except Exception:  # noqa: BLE001
+                pass
+    for p in children:
+        try:
+            p.join()
+        except Exception:  # noqa: BLE001
+            pass
+    _run_mp_finalizers(scope, None)
+
+
+def _run_mp_finalizers(scope: ExitScope, minpriority: Optional[int]) -> None:
+    registry = _mp_util()._finalizer_registry
+    keys = [
+        k
+        for k in list(registry)
+        if k not in scope.mp_finalizers
+        and k[0] is not None
+        and (minpriority is None or k[0] >= minpriority)
+    ]
+    for key in sorted(keys, reverse=True):
+        finalizer = registry.get(key)
+        if finalizer is not None:
+            try:
+                finalizer()
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+
+
+def _close_handlers(scope: ExitScope) -> None:
+    """``logging.shutdown`` for the handlers the invocation created (newest first)."""
+    refs = logging._handlerList  # type: ignore[attr-defined]
+    added = [r() for r in list(refs) if id(r) not in scope.handlers]
+    for h in reversed(added):
+        if h is None:
+            continue
+        try:
+            h.acquire()
+            try:
+                h.flush()
+                h.close()
+            finally:
+                h.release()
+        except (OSError, ValueError):
+            pass

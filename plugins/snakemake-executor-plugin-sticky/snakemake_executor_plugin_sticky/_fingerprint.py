@@ -1,0 +1,243 @@
+"""Direct mode's check that an invocation left the worker's process as a fresh one would be.
+
+Direct mode runs invocations in the worker itself. Whatever the snapshot in
+:mod:`._isolation` puts back is put back; everything else an invocation could change is
+looked at here, after every invocation, against the process as the template left it:
+
+- **every loaded module's globals**, by identity: a name rebound, added or deleted (a new
+  submodule attribute and a ``__warningregistry__`` aside: a fresh process gets those too);
+- **the process-global registries of libraries** that live outside module globals (C-level
+  settings, context variables, option tables), read through each library's documented
+  getters (:mod:`._registries`).
+
+A module first imported during an invocation is compared with itself as its import left it
+(``import`` statements are watched while the script runs), so a script that imports numpy and
+sets its print options is seen; what a library's import changes in modules loaded before it
+(torch patches ``typing`` and ``inspect``) is part of that library being loaded, which the
+contract shares, not a change of the script's. The worker's own packages are not compared.
+
+Any difference retires the worker: the manager stops it and
+the next job gets a fresh worker built from the template, with one warning naming the job and
+what changed. The check never puts anything back.
+"""
+
+import builtins
+import ctypes
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Optional
+
+from ._registries import READERS, read_registries
+
+_ALLOWED = frozenset({"__warningregistry__"})
+"""Globals a fresh process changes the same way (the warnings module's per-module registry;
+direct mode resets its "shown once" memory after each invocation)."""
+
+_SHOWN = 4
+
+
+def _version_reader() -> Optional[Callable[[dict[str, Any]], Any]]:
+    """CPython's per-dict version tag (PEP 509: it changes on every write to the dict), so
+    that unchanged module dicts (nearly all) are skipped in one read each. Returns a function
+    giving a live view of a dict's tag (``view.value`` reads it; the caller keeps the dict
+    alive), or None where this interpreter has no such field (every dict is compared)."""
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] < (3, 14):
+        return None
+    if not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+    offset = 3 * ctypes.sizeof(ctypes.c_ssize_t)  # refcount, type, ma_used, then the tag
+
+    def view(d: dict[str, Any]) -> Any:
+        return ctypes.c_uint64.from_address(id(d) + offset)
+
+    probe: dict[str, Any] = {"a": 1}
+    tag = view(probe)
+    first = tag.value
+    probe["a"] = 2
+    second = tag.value
+    probe["b"] = 3
+    return view if first != second != tag.value else None
+
+
+_TAG = _version_reader()
+_OWN = ("snakemake_executor_plugin_sticky", "stickyinvoc")
+
+
+class Fingerprint:
+    """The worker's process as the template left it: taken once, after the template build."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self.tags: dict[str, tuple[Any, int]] = {}
+        """Each module dict's live tag view, and its value when it last matched the
+        baseline."""
+        self.registries: dict[tuple[str, str], Any] = {}
+        self._baseline(list(sys.modules.items()))
+        self._saved_import: Any = None
+        self._depth = 0
+
+    def _baseline(self, items: list[tuple[str, Any]]) -> None:
+        fresh: dict[str, Any] = {}
+        for name, module in items:
+            if name in self.modules or not isinstance(module, ModuleType):
+                continue
+            if name.partition(".")[0] in _OWN:
+                continue
+            try:
+                namespace = vars(module)
+            except TypeError:
+                continue
+            self.modules[name] = (module, dict(namespace))
+            if _TAG is not None:
+                tag = _TAG(namespace)
+                self.tags[name] = (tag, tag.value)
+            if name in READERS:
+                fresh[name] = module
+        if fresh or not self.registries:
+            for key, value in read_registries(fresh or None).items():
+                self.registries.setdefault(key, value)
+
+    # ---- while the script runs ----------------------------------------------------------
+
+    def watch_imports(self) -> None:
+        """Take each module's baseline as its import leaves it (outermost ``import`` only)."""
+        original = builtins.__import__
+        self._saved_import = original
+        count = [len(sys.modules)]
+
+        def watched_import(
+            name: str,
+            globals: Any = None,
+            locals: Any = None,
+            fromlist: Any = (),
+            level: int = 0,
+        ) -> Any:
+            loading = self._depth == 0 and level == 0 and name not in sys.modules
+            before = self._globals_now() if loading else None
+            self._depth += 1
+            try:
+                return original(name, globals, locals, fromlist, level)
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and len(sys.modules) != count[0]:
+                    count[0] = len(sys.modules)
+                    if before is not None:
+                        self._absorb(before)
+                    self._baseline(list(sys.modules.items()))
+
+        builtins.__import__ = watched_import
+
+    def _globals_now(self) -> dict[str, dict[str, Any]]:
+        """Each module's globals now: the baseline's own dict where the module did not
+        change since (no copy), a copy where it did."""
+        if _TAG is None:
+            return {name: dict(vars(entry[0])) for name, entry in self.modules.items()}
+        tags = self.tags
+        return {
+            name: (base if _unchanged(tags.get(name)) else dict(vars(module)))
+            for name, (module, base) in self.modules.items()
+        }
+
+    def _absorb(self, before: dict[str, dict[str, Any]]) -> None:
+        """Take into the baseline what an import changed in modules loaded before it."""
+        for name, old in before.items():
+            module, base = self.modules[name]
+            now = vars(module)
+            try:
+                if now == old:
+                    continue
+            except Exception:  # noqa: BLE001 - element-wise __eq__: look key by key
+                pass
+            for key in set(old) | set(now):
+                if key not in now:
+                    base.pop(key, None)
+                elif key not in old or old[key] is not now[key]:
+                    base[key] = now[key]
+            if name in self.tags and old is base:
+                tag = self.tags[name][0]
+                self.tags[name] = (tag, tag.value)
+
+    def stop_watching(self) -> None:
+        if self._saved_import is not None:
+            builtins.__import__ = self._saved_import
+            self._saved_import = None
+
+    # ---- after it -------------------------------------------------------------------------
+
+    def changes(self) -> list[str]:
+        """What differs from the baseline, one short phrase each (empty: nothing)."""
+        self.stop_watching()
+        found: list[str] = []
+        for name, module in list(sys.modules.items()):
+            entry = self.modules.get(name)
+            if entry is None:
+                continue
+            before_module, before = entry
+            if module is not before_module:
+                found.append(f"sys.modules[{name!r}] replaced")
+                continue
+            entry_tag = self.tags.get(name)
+            if _unchanged(entry_tag):
+                continue
+            changed = _changed_globals(name, before, vars(module))
+            if not changed and entry_tag is not None:
+                self.tags[name] = (entry_tag[0], entry_tag[0].value)  # written back as it was
+            found.extend(changed)
+        now = read_registries()
+        for key, value in now.items():
+            if key in self.registries and not _same(self.registries[key], value):
+                found.append(f"{key[0]} {key[1]} {_short(self.registries[key])} -> {_short(value)}")
+        # Modules imported for the first time by a script that needed no other check (for
+        # example through importlib) get their baseline now.
+        self._baseline(list(sys.modules.items()))
+        return found
+
+
+def _unchanged(entry: Optional[tuple[Any, int]]) -> bool:
+    return entry is not None and entry[0].value == entry[1]
+
+
+def _changed_globals(name: str, before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    try:
+        if now == before:
+            return []
+    except Exception:  # noqa: BLE001 - an element-wise __eq__ (arrays): compare by identity
+        pass
+    found = []
+    for key, value in now.items():
+        if key in _ALLOWED:
+            continue
+        if key not in before:
+            if not isinstance(value, ModuleType):
+                found.append(f"added {name}.{key}")
+        elif before[key] is not value and not (
+            isinstance(value, ModuleType) and isinstance(before[key], ModuleType)
+        ):
+            if not _same(before[key], value):
+                found.append(f"rebound {name}.{key}")
+    found.extend(f"deleted {name}.{key}" for key in before if key not in now)
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def describe(changes: list[str]) -> Optional[str]:
+    """One phrase for a warning: the first few changes and how many more."""
+    if not changes:
+        return None
+    shown = ", ".join(changes[:_SHOWN])
+    more = len(changes) - _SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")

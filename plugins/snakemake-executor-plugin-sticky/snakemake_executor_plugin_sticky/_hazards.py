@@ -1,0 +1,70 @@
+"""Whether the template process can be forked safely, detected rather than guessed.
+
+Fork mode forks every invocation from the process that built the templates. That is unsafe
+when the template left something a child cannot inherit:
+
+- **a GPU runtime initialised**: a CUDA (or ROCm, or another DRM compute) context lives in
+  the driver, tied to the process that created it; a forked child that touches it fails or
+  corrupts it. Seen as an open GPU device file (``/dev/nvidia*``, ``/dev/kfd``,
+  ``/dev/dri/renderD*``) among the process's descriptors, or ``torch.cuda.is_initialized()``.
+- **Python threads left running** by the template (a prefetcher, a server, a thread pool):
+  a fork copies only the calling thread, and any lock another thread held stays locked in
+  the child.
+
+Where any hazard is found the worker runs that template's invocations in direct mode (with
+its after-invocation check, :mod:`._fingerprint`) and says why, once.
+"""
+
+import os
+import sys
+import threading
+from collections.abc import Iterable
+from typing import Optional
+
+_GPU_DEVICES = ("/dev/nvidia", "/dev/kfd", "/dev/dri/renderD", "/dev/accel")
+
+
+def gpu_device_files(fd_dir: str = "/proc/self/fd") -> list[str]:
+    """The GPU device files this process holds open (Linux; empty elsewhere)."""
+    try:
+        entries = os.listdir(fd_dir)
+    except OSError:
+        return []
+    found = set()
+    for entry in entries:
+        try:
+            target = os.readlink(os.path.join(fd_dir, entry))
+        except OSError:
+            continue
+        if target.startswith(_GPU_DEVICES):
+            found.add(target)
+    return sorted(found)
+
+
+def _torch_cuda() -> bool:
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    try:
+        return bool(cuda is not None and cuda.is_initialized())
+    except Exception:  # noqa: BLE001 - a broken CUDA install: not initialised here
+        return False
+
+
+def fork_hazards(own_threads: Iterable[threading.Thread] = ()) -> list[str]:
+    """Why forking this process would not give children a working copy (empty: safe).
+    ``own_threads``: the worker's own threads (its heartbeat), which children do not need."""
+    reasons: list[str] = []
+    devices = gpu_device_files()
+    if devices:
+        reasons.append(f"a GPU runtime is initialised (open: {', '.join(devices[:3])})")
+    elif _torch_cuda():
+        reasons.append("CUDA is initialised (torch.cuda.is_initialized())")
+    own = set(own_threads) | {threading.current_thread()}
+    running = [t.name for t in threading.enumerate() if t not in own and t.is_alive()]
+    if running:
+        reasons.append(f"the template left threads running ({', '.join(running[:3])})")
+    return reasons
+
+
+def describe(reasons: list[str]) -> Optional[str]:
+    return "; ".join(reasons) if reasons else None
