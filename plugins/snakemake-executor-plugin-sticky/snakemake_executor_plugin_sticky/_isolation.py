@@ -59,6 +59,7 @@ from typing import Any, NoReturn, Optional
 
 from . import _audit, _fingerprint
 from ._exit import ExitScope, forget_inherited, fresh_exit
+from ._liveness import Fate, classify_exit
 from ._snakemake_compat import loaded_shell, pip_deployments_path
 
 ISOLATION_MODES = ("fork", "direct")
@@ -107,6 +108,8 @@ class Outcome:
     retire: Optional[str] = None
     """Direct mode: what the invocation changed in the worker's process that a fresh process
     would not carry (:mod:`._fingerprint`); the worker must not run another invocation."""
+    lost: Optional[str] = None
+    """Fork mode: the invocation's process was killed from outside (why): requeue it."""
 
 
 @dataclass
@@ -298,10 +301,10 @@ class Isolation:
     """Runs invocations of one worker in direct or fork mode. Created once, before any template
     is loaded, so that it knows the interpreter's pristine import path."""
 
-    def __init__(self, on_child: Optional[Callable[[int], None]] = None) -> None:
-        """``on_child(pid)``: told the pid (and process group) of the child running an
-        invocation, 0 when it has ended (the worker's supervisor kills that group too when
-        the worker is lost)."""
+    def __init__(self, link: Any = None) -> None:
+        """``link``: the worker's :class:`~.supervisor.Link` (None in tests), told the process
+        group of the child running an invocation (its supervisor kills that group too when
+        the worker is lost) and asked which signal the child sent itself."""
         cwd = os.getcwd()
         # A fresh `python script.py` starts with the interpreter's path (not this worker's cwd);
         # importing snakemake (the preamble does) appends its pip-deployments folder at the end.
@@ -311,7 +314,8 @@ class Isolation:
         ]
         roots = {os.path.abspath(p) for p in self.base_path}
         self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
-        self.on_child = on_child or _ignore
+        self.link = link
+        self.on_child = link.set_invocation_group if link is not None else _ignore
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
@@ -402,6 +406,8 @@ class Isolation:
     def _run_in_child(self, script: Script) -> Outcome:
         spare, self.spare = self.spare or self._fork_spare(), None
         payload = pickle.dumps((dataclasses.replace(script, code=None), marshal.dumps(script.code)))
+        if self.link is not None:
+            self.link.child_signal(reset=True)
         self.on_child(spare.pid)
         try:
             try:
@@ -420,8 +426,31 @@ class Isolation:
                 return pickle.loads(data)  # noqa: S301 - our own child, through our own pipe
             except Exception:  # noqa: BLE001
                 pass
-        _, wait_status = os.waitpid(spare.pid, 0)
-        return Outcome(False, _ended_process(wait_status))
+        return self._child_ended(spare.pid)
+
+    def _child_ended(self, pid: int) -> Outcome:
+        """The child ended without an outcome: the script ended its process (``os._exit``, a
+        signal it sent itself, a crash: the job ends once, as under ``--executor local``), or
+        something outside killed it (the invocation is requeued, as when a worker is lost,
+        once every process it started is killed)."""
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        exited = info is not None and info.si_code == os.CLD_EXITED
+        status = info.si_status if info is not None else 1
+        cause = classify_exit(
+            exit_status=status if exited else None,
+            signal_number=None if exited else status,
+            self_signal=self.link.child_signal() if self.link is not None else None,
+        )
+        if cause.fate is Fate.REQUEUE:
+            try:
+                os.killpg(pid, signal.SIGKILL)  # what the killed invocation started
+            except OSError:
+                pass
+        os.waitpid(pid, 0)
+        if cause.fate is Fate.SUCCEED:
+            return Outcome(True)
+        text = cause.cause.replace("worker process", "process")
+        return Outcome(False, text, lost=text if cause.fate is Fate.REQUEUE else None)
 
     def _fork_spare(self) -> "_Spare":
         for stream in (sys.stdout, sys.stderr):
@@ -541,18 +570,6 @@ def script_traceback(script_path: str) -> str:
     if etype is KeyboardInterrupt:
         text += "(KeyboardInterrupt raised by the script; the worker stays up)\n"
     return text
-
-
-def _ended_process(wait_status: int) -> str:
-    if os.WIFSIGNALED(wait_status):
-        sig = os.WTERMSIG(wait_status)
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = "unknown"
-        return f"the script's forked process was killed by signal {sig} ({name})"
-    code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else wait_status
-    return f"the script ended its forked process with status {code} (os._exit or a crash)"
 
 
 def _flush(stream: Any) -> None:

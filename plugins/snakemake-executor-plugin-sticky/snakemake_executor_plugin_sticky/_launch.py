@@ -112,10 +112,38 @@ class LocalHandle(WorkerHandle):
             self.process.wait(timeout=10)
 
     def release(self) -> None:
+        """Kill the worker's session: its process group, and the group of each fork-mode
+        invocation (a child leads a group of its own, in the worker's session)."""
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        for pid in session_members(self.process.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def session_members(session: int) -> list[int]:
+    """Live processes of a session (Linux ``/proc``; empty elsewhere)."""
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # state ppid pgrp session ...
+        if fields[0] not in ("Z", "X") and int(fields[3]) == session:
+            found.append(int(entry))
+    return found
 
 
 class LocalLauncher(Launcher):

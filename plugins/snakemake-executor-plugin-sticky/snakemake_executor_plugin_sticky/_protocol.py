@@ -168,6 +168,9 @@ class InvocationDone:
     retire: Optional[str] = None
     """Direct mode: what the invocation changed in the worker's process; the worker is
     stopped and the next job gets a fresh one."""
+    lost: Optional[str] = None
+    """Fork mode: the invocation's process was killed from outside (why): the invocation is
+    requeued, as when a worker is lost; the worker itself is well."""
 
 
 @dataclass(frozen=True)

@@ -241,20 +241,37 @@ class StickyScheduler:
         ):
             out += self._lost_while_building(slot, worker_id, now, reason)
         elif slot.current is not None:
-            inv = self.invocations[slot.current]
-            inv.requeues += 1
-            if inv.requeues > self.max_requeues:
-                self.invocations.pop(inv.id)
-                out.append(
-                    FailInvocation(
-                        inv.id, f"lost its sticky worker {inv.requeues} times (last: {reason})"
-                    )
-                )
-            else:
-                out.append(Requeue(inv.id, worker_id))
-                inv.queued_at = now
-                self.queue.appendleft(inv.id)
+            out += self._requeue(self.invocations[slot.current], worker_id, now, reason)
         return out + self._assign(now)
+
+    def invocation_lost(
+        self, worker_id: str, invocation_id: int, now: float, reason: str
+    ) -> list[Instruction]:
+        """The process running the invocation (a fork-mode child) was killed from outside;
+        the worker itself is well and takes work again. The invocation is requeued, as when
+        a worker is lost."""
+        slot = self.workers.get(worker_id)
+        if slot is not None and slot.current == invocation_id:
+            slot.current = None
+            slot.phase, slot.since = Phase.IDLE, now
+        inv = self.invocations.get(invocation_id)
+        out = self._requeue(inv, worker_id, now, reason) if inv is not None else []
+        return out + self._assign(now)
+
+    def _requeue(
+        self, inv: Invocation, worker_id: str, now: float, reason: str
+    ) -> list[Instruction]:
+        inv.requeues += 1
+        if inv.requeues > self.max_requeues:
+            self.invocations.pop(inv.id)
+            return [
+                FailInvocation(
+                    inv.id, f"lost its sticky worker {inv.requeues} times (last: {reason})"
+                )
+            ]
+        inv.queued_at = now
+        self.queue.appendleft(inv.id)
+        return [Requeue(inv.id, worker_id)]
 
     def tick(self, now: float) -> list[Instruction]:
         """Time passed: stop workers idle too long, let waiting invocations move on."""

@@ -430,6 +430,15 @@ class Manager:
                 self._finished(worker, message, now)
 
     def _finished(self, worker: WorkerProcess, done: InvocationDone, now: float) -> None:
+        if done.lost is not None and done.invocation_id in self.inflight:
+            log.warning("sticky: an invocation's process on worker %s: %s", worker.id, done.lost)
+            self.metrics.write(
+                "invocation_lost", id=done.invocation_id, worker=worker.id, reason=done.lost
+            )
+            self._apply(
+                self.scheduler.invocation_lost(worker.id, done.invocation_id, now, done.lost)
+            )
+            return
         entry = self.inflight.pop(done.invocation_id, None)
         if entry is None:
             return

@@ -48,6 +48,7 @@ _SIGNAL = struct.Struct("i")  # offset 8: last signal the job's code sent its ow
 _SIGNAL_OFFSET = 8
 _GROUP = struct.Struct("q")  # offset 16: process group of the running fork-mode invocation
 _GROUP_OFFSET = 16
+_CHILD_SIGNAL_OFFSET = 24  # last signal a fork-mode invocation's code sent its own process
 
 _KILL_EVENTS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
 
@@ -66,6 +67,14 @@ class Link:
     def supervisor_alive(self) -> bool:
         return os.getppid() == self.supervisor_pid
 
+    def child_signal(self, reset: bool = False) -> Optional[int]:
+        """The last signal a fork-mode invocation sent its own process (its group), if any;
+        ``reset``: forget it (before the next invocation)."""
+        value = _SIGNAL.unpack_from(self.shared, _CHILD_SIGNAL_OFFSET)[0]
+        if reset:
+            _SIGNAL.pack_into(self.shared, _CHILD_SIGNAL_OFFSET, 0)
+        return value or None
+
     def set_invocation_group(self, pgid: int) -> None:
         """The process group of the child running the current invocation (fork mode), 0 when
         none: it is killed with the worker when the worker is lost."""
@@ -78,8 +87,8 @@ class Link:
         owner = os.getpid()
 
         def hook(event: str, args: tuple[Any, ...]) -> None:
-            if event not in _KILL_EVENTS or os.getpid() != owner:
-                return  # a fork-mode invocation's own signals are its own process's fate
+            if event not in _KILL_EVENTS:
+                return
             target, sig = args
             if not sig:
                 return
@@ -88,8 +97,9 @@ class Link:
                 or (event == "os.kill" and target in (0, os.getpid(), -os.getpgrp()))
                 or (event == "os.killpg" and target in (0, os.getpgrp()))
             )
-            if mine:
-                _SIGNAL.pack_into(shared, _SIGNAL_OFFSET, int(sig))
+            if mine:  # a fork-mode invocation's child notes its own, for the worker
+                offset = _SIGNAL_OFFSET if os.getpid() == owner else _CHILD_SIGNAL_OFFSET
+                _SIGNAL.pack_into(shared, offset, int(sig))
 
         sys.addaudithook(hook)
 
@@ -103,7 +113,7 @@ def start(conn: Connection) -> Link:
         except OSError:
             pass
     lock = multiprocessing.get_context("fork").Lock()
-    shared = mmap.mmap(-1, 24)
+    shared = mmap.mmap(-1, 32)
     manager_parent = os.getppid()
     supervisor_pid = os.getpid()
     child = os.fork()
@@ -127,6 +137,7 @@ class Supervisor:
         self.shared = shared
         self.manager_parent = manager_parent
         self.samples: deque[ProcSample] = deque(maxlen=32)
+        self.sampled = child
         self.terminated_by: Optional[int] = None
         self.oom_before = _oom_kills()
         self.reaped_status: Optional[int] = None
@@ -163,7 +174,12 @@ class Supervisor:
         self.terminated_by = signum
 
     def _beat(self, now: float) -> None:
-        sample = _sample(self.child, now)
+        # Judge the process running the invocation: a fork-mode child while one runs.
+        target = _GROUP.unpack_from(self.shared, _GROUP_OFFSET)[0] or self.child
+        if target != self.sampled:
+            self.samples.clear()
+            self.sampled = target
+        sample = _sample(target, now)
         if sample is not None:
             self.samples.append(sample)
         beat_at = _BEAT.unpack_from(self.shared, 0)[0]

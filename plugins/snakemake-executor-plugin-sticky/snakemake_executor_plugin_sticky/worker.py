@@ -121,7 +121,7 @@ class Worker:
         self.holder = StateHolder()
         self.code_cache: dict[tuple[str, int], tuple[Any, frozenset[str]]] = {}
         # Before any template is loaded: it records the interpreter's pristine import path.
-        self.isolation = Isolation(link.set_invocation_group if link is not None else None)
+        self.isolation = Isolation(link)
         self.hazards: list[str] = []
         """Why this process cannot be forked (:mod:`._hazards`), found after each build."""
         self.heartbeat: Optional[threading.Thread] = None
@@ -274,6 +274,7 @@ class Worker:
             warnings=out.warnings,
             undeclared_writes=out.undeclared_writes,
             retire=out.retire,
+            lost=out.lost,
         )
 
     def mode(self, inv: Invoke) -> str:

@@ -126,3 +126,61 @@ def test_ctrl_c_stops_workers_and_their_children_without_losing_or_requeuing(
     assert run.events("worker_lost") == [] and run.events("requeued") == []
     poll(lambda: not alive(worker) and not alive(child), 20, "the worker and its child to die")
     assert not (wd / "out" / "sleeper.txt").exists()
+
+
+def forked(wd):
+    """The lifecycle workflow with its template in fork mode (the default)."""
+    templates = wd / "sticky_templates.py"
+    text = templates.read_text()
+    templates.write_text(
+        text.replace('@template("plain", isolation="direct")', '@template("plain")')
+    )
+    return wd
+
+
+def test_fork_mode_a_script_that_ends_its_process_ends_only_its_job(workflow, run_snakemake):
+    """Fork mode: os._exit(1), a SIGKILL the script sends itself, a segfault, an uncaught
+    KeyboardInterrupt end only that invocation's child: the job fails once with the cause, as
+    under --executor local, nothing is requeued, and the worker stays warm for the next job;
+    os._exit(0) after writing the output succeeds."""
+    wd = forked(workflow("sticky_lifecycle"))
+    cases = ["exit1", "selfkill", "crash", "kbint", "exit0"]
+    run = run_snakemake(
+        wd, "--keep-going", "--sticky-max-workers", "1", *[f"out/{c}.txt" for c in cases]
+    )
+    assert run.returncode != 0
+    assert "exit status 1 (os._exit" in run.output, run.output
+    assert "sent its own process SIGKILL" in run.output
+    assert "crashed with SIGSEGV" in run.output
+    assert "KeyboardInterrupt" in run.output
+    assert run.read("out/exit0.txt") == "done\n"
+    assert run.events("requeued") == [] and run.events("worker_lost") == []
+    assert run.events("worker_ended") == []  # the worker never ran the scripts itself
+    invocations = run.events("invocation")
+    assert len(invocations) == 5 and sum(not r["ok"] for r in invocations) == 4
+    assert len({r["worker"] for r in invocations}) == 1
+    assert len(run.events("state_built")) == 1
+
+
+def test_fork_mode_an_invocation_killed_from_outside_is_requeued_after_its_children_die(
+    workflow, start_snakemake, poll, alive
+):
+    """Fork mode: SIGKILL to the child running the script (an OOM kill, say): what it started
+    dies first, the invocation is requeued on the same warm worker, the rerun is clean."""
+    wd = forked(workflow("sticky_lifecycle"))
+    bg = start_snakemake(wd, "--retries", "0", "out/orphan.txt")
+    invocation = marker_pid(wd, "pid-orphan", poll)
+    child = marker_pid(wd, "child-orphan", poll)
+    output = wd / "out" / "orphan.txt"
+    poll(lambda: output.exists() and "ORPHAN" in output.read_text(), 30, "the child to write")
+    os.kill(invocation, signal.SIGKILL)
+    run = bg.finish()
+    assert run.returncode == 0, run.output
+    assert not alive(child), "the killed invocation's child outlived it"
+    time.sleep(1.0)
+    assert run.read("out/orphan.txt") == "orphan\n"
+    assert len(run.events("requeued")) == 1
+    (lost,) = run.events("invocation_lost")
+    assert "killed by SIGKILL from outside the job" in lost["reason"], lost
+    assert run.events("worker_lost") == []
+    assert len(run.events("state_built")) == 1  # requeued on the same warm worker

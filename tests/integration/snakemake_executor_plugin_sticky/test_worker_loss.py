@@ -8,31 +8,34 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
-def test_sigkilled_worker_is_replaced_and_its_invocation_requeued(
+def test_sigkilled_invocation_process_is_requeued_on_its_warm_worker(
     workflow, start_snakemake, poll, alive
 ):
-    """SIGKILL the worker in the middle of invocation 2 (which has already half-written its
-    output): the run still succeeds with --retries 0, the partial output is gone, the
-    invocation ran again on another worker, and the loss is in the metrics."""
+    """SIGKILL the process running invocation 2 (fork mode: the child forked for it), which
+    has already half-written its output: the run still succeeds with --retries 0, the partial
+    output is gone, the invocation ran again, on the same warm worker (its template is not
+    built again), and the loss is in the metrics. (Direct mode, where that process is the
+    worker itself: test_lifecycle.py.)"""
     wd = workflow("sticky_basic")
     bg = start_snakemake(wd, "--retries", "0", "--config", "hang_on=[2]", "count=5", cores=2)
     pid_file = wd / "markers" / "pid-2"
-    worker_pid = int(
+    invocation_pid = int(
         poll(lambda: pid_file.exists() and pid_file.read_text(), 120, "invocation 2 to start")
     )
     assert (wd / "out" / "2.txt").read_text() == "PARTIAL"
-    os.kill(worker_pid, signal.SIGKILL)
+    os.kill(invocation_pid, signal.SIGKILL)
     run = bg.finish()
     assert run.returncode == 0, run.output
     assert run.read("out/2.txt") == "2 60\n"
-    assert "lost worker" in run.output and "requeued" in run.output
-    lost = run.events("worker_lost")
-    assert len(lost) == 1
+    assert "killed by SIGKILL from outside the job" in run.output and "requeued" in run.output
+    (lost,) = run.events("invocation_lost")
+    assert run.events("worker_lost") == []
     requeued = run.events("requeued")
-    assert len(requeued) == 1 and requeued[0]["worker"] == lost[0]["worker"]
-    done = [r for r in run.events("invocation") if r["id"] == requeued[0]["id"]]
-    assert len(done) == 1 and done[0]["ok"] and done[0]["worker"] != lost[0]["worker"]
-    assert not alive(worker_pid)
+    assert len(requeued) == 1 and requeued[0]["id"] == lost["id"]
+    done = [r for r in run.events("invocation") if r["id"] == lost["id"]]
+    assert len(done) == 1 and done[0]["ok"]
+    assert len(run.events("state_built")) <= 2  # no worker rebuilt its template for it
+    assert not alive(invocation_pid)
 
 
 def test_a_worker_killed_while_building_its_template_costs_the_invocation_nothing(

@@ -272,3 +272,18 @@ def test_an_invocation_that_changed_nothing_keeps_its_worker():
     s.submit(2, "llm", 0.0)
     connected(s, "w1")
     assert s.invocation_done("w1", 1, 1.0) == [Dispatch("w1", 2)]
+
+
+def test_a_fork_child_killed_from_outside_is_requeued_and_its_worker_stays():
+    s = StickyScheduler(max_workers=1, max_requeues=1)
+    s.submit(1, "llm", 0.0)
+    connected(s, "w1")
+    s.state_built("w1", "llm")
+    assert s.invocation_lost("w1", 1, 1.0, "killed by SIGKILL") == [
+        Requeue(1, "w1"),
+        Dispatch("w1", 1),
+    ]
+    assert s.invocation_lost("w1", 1, 2.0, "killed by SIGKILL") == [
+        FailInvocation(1, "lost its sticky worker 2 times (last: killed by SIGKILL)")
+    ]
+    assert s.workers["w1"].phase is Phase.IDLE

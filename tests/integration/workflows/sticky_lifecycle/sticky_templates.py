@@ -3,6 +3,6 @@
 from stickyinvoc import template
 
 
-@template("plain")
+@template("plain", isolation="direct")  # the worker process's own lifecycle
 def plain():
     return {}

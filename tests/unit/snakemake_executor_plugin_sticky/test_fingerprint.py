@@ -1,0 +1,134 @@
+"""Direct mode's after-invocation check (``_fingerprint``) and fork-hazard detection
+(``_hazards``), in-process."""
+
+import importlib
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pytest
+
+from snakemake_executor_plugin_sticky import _fingerprint, _hazards
+from snakemake_executor_plugin_sticky._fingerprint import Fingerprint, describe
+
+
+@pytest.fixture
+def module():
+    m = types.ModuleType("fp_probe_lib")
+    m.SETTING = 1
+    m.helper = len
+    sys.modules["fp_probe_lib"] = m
+    yield m
+    del sys.modules["fp_probe_lib"]
+
+
+def test_an_untouched_process_shows_no_change(module):
+    fp = Fingerprint()
+    fp.watch_imports()
+    assert fp.changes() == []
+    assert describe([]) is None
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda m: setattr(m, "SETTING", 2), "rebound fp_probe_lib.SETTING"),
+        (lambda m: setattr(m, "extra", object()), "added fp_probe_lib.extra"),
+        (lambda m: delattr(m, "helper"), "deleted fp_probe_lib.helper"),
+    ],
+)
+def test_a_module_global_rebound_added_or_deleted_is_a_change(module, change, expected):
+    fp = Fingerprint()
+    change(module)
+    assert fp.changes() == [expected]
+
+
+def test_an_equal_value_written_back_and_a_new_submodule_are_not_changes(module):
+    fp = Fingerprint()
+    module.SETTING = int("1")  # another object, equal
+    module.sub = types.ModuleType("fp_probe_lib.sub")
+    assert fp.changes() == []
+
+
+def test_a_library_first_imported_by_the_script_is_compared_with_its_import(tmp_path: Path):
+    (tmp_path / "fp_fresh_lib.py").write_text("LEVEL = 'default'\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        fp = Fingerprint()
+        fp.watch_imports()
+        exec("import fp_fresh_lib\nfp_fresh_lib.LEVEL = 'changed'\n", {})
+        assert fp.changes() == ["rebound fp_fresh_lib.LEVEL"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("fp_fresh_lib", None)
+
+
+def test_what_an_import_changes_in_modules_loaded_before_belongs_to_that_import(
+    module, tmp_path: Path
+):
+    """torch patches typing and inspect when imported: not a change of the script's."""
+    (tmp_path / "fp_patching_lib.py").write_text("import fp_probe_lib\nfp_probe_lib.helper = max\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        fp = Fingerprint()
+        fp.watch_imports()
+        exec("import fp_patching_lib\n", {})
+        assert fp.changes() == []
+        module.SETTING = 5  # the script's own change afterwards still counts
+        assert fp.changes() == ["rebound fp_probe_lib.SETTING"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("fp_patching_lib", None)
+        importlib.invalidate_caches()
+
+
+def test_library_registries_are_compared(monkeypatch):
+    import gc
+
+    fp = Fingerprint()
+    gc.disable()
+    try:
+        assert fp.changes() == ["gc isenabled True -> False"]
+    finally:
+        gc.enable()
+
+
+def test_the_dict_version_tag_is_read_on_this_interpreter():
+    """CPython 3.11-3.13: unchanged module dicts are skipped by their version tag."""
+    if _fingerprint._TAG is None:
+        pytest.skip("no dict version tag on this interpreter: every dict is compared")
+    d: dict[str, int] = {}
+    tag = _fingerprint._TAG(d)
+    before = tag.value
+    d["x"] = 1
+    assert tag.value != before
+
+
+def test_gpu_device_files_are_found_among_open_descriptors(tmp_path: Path):
+    fds = tmp_path / "fd"
+    fds.mkdir()
+    (fds / "3").symlink_to("/dev/nvidia0")
+    (fds / "4").symlink_to("/dev/dri/renderD128")
+    (fds / "5").symlink_to("/tmp/file")
+    assert _hazards.gpu_device_files(str(fds)) == ["/dev/dri/renderD128", "/dev/nvidia0"]
+    assert _hazards.gpu_device_files(str(tmp_path / "missing")) == []
+
+
+def test_threads_the_template_left_running_are_a_hazard_the_workers_own_are_not():
+    own = threading.Event()
+    stop = threading.Event()
+    heartbeat = threading.Thread(target=own.wait, name="heartbeat", daemon=True)
+    prefetch = threading.Thread(target=stop.wait, name="prefetcher", daemon=True)
+    heartbeat.start()
+    prefetch.start()
+    try:
+        reasons = _hazards.fork_hazards([heartbeat])
+        assert any("prefetcher" in r for r in reasons)
+        assert not any("heartbeat" in r for r in reasons)
+    finally:
+        own.set()
+        stop.set()
+        heartbeat.join()
+        prefetch.join()
+    assert _hazards.fork_hazards() == []
