@@ -21,11 +21,12 @@ opened before the invocation (as for every job that does not run in a sticky wor
 declared outputs are restored then).
 """
 
+import contextlib
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Optional
 
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -118,9 +119,16 @@ _busy = threading.local()
 _installed = False
 
 
+_hooks_added = 0
+
+
 def _hook(event: str, args: tuple[Any, ...]) -> None:
+    global _hooks_added
     watch = _current
     if watch is None or getattr(_busy, "on", False):
+        return
+    if event == "sys.addaudithook":  # raised to the hooks already there, ours first
+        _hooks_added += 1
         return
     if event == "open":
         path, mode, flags = (tuple(args) + (None, None, None))[:3]
@@ -159,6 +167,23 @@ def start(workdir: str, snakemake: Any) -> WriteWatch:
     allowed = [*map(str, snakemake.output), *map(str, snakemake.log)]
     _current = WriteWatch(workdir, allowed)
     return _current
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """The worker's own writes while an invocation is watched (its temporary script)."""
+    was = getattr(_busy, "on", False)
+    _busy.on = True
+    try:
+        yield
+    finally:
+        _busy.on = was
+
+
+def hooks_added() -> int:
+    """How many audit hooks invocations added while watched (they cannot be removed: direct
+    mode retires a worker that has one more)."""
+    return _hooks_added
 
 
 def stop() -> list[str]:

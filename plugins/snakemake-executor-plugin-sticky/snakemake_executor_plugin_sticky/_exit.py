@@ -22,6 +22,7 @@ a test reads the standard library's source and fails on one that is not.
 
 import atexit
 import gc
+import io
 import logging
 import sys
 import threading
@@ -121,8 +122,10 @@ def fresh_exit(
     _run_finalize_objects(scope)
     _multiprocessing_exit(scope)
     _close_handlers(scope)
+    _cancel_watchdog()
     namespace.clear()
     gc.collect()
+    _finish_files(close=handlers is None)
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and not stream.closed:
@@ -130,6 +133,48 @@ def fresh_exit(
         except Exception:  # noqa: BLE001 - a closed or broken stream: as at exit, go on
             pass
     return leftover
+
+
+def _cancel_watchdog() -> None:
+    """A ``faulthandler.dump_traceback_later`` timer the script armed: its thread ends with a
+    fresh process; left armed in a worker it would dump (and with ``exit=True`` kill) later."""
+    faulthandler = sys.modules.get("faulthandler")
+    if faulthandler is not None:
+        _call(faulthandler.cancel_dump_traceback_later)
+
+
+def _finish_files(close: bool) -> None:
+    """Files the invocation opened that are still open (held by the template's state, a
+    library's cache): a fresh interpreter's teardown finalises every object, and so closes
+    them. Objects made before the invocation are frozen (``gc.freeze``), so only the
+    invocation's own are looked at. ``close``: a fork child closes them; direct mode only
+    flushes them (the next job may still hold them through the state). Text layers first, so
+    that what they buffer reaches the file before the layers below are closed; the standard
+    streams (the script's own, if it replaced them) and their layers only flushed."""
+    streams: set[int] = set()
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        layer: Any = stream
+        while layer is not None and id(layer) not in streams:
+            streams.add(id(layer))
+            layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+    files = [o for o in gc.get_objects() if isinstance(o, io.IOBase)]
+    files.sort(key=_layer)
+    for obj in files:
+        try:
+            if obj.closed:
+                continue
+            if close and id(obj) not in streams:
+                obj.close()
+            elif obj.writable():
+                obj.flush()
+        except Exception:  # noqa: BLE001 - as at exit: a failing file is not the job's end
+            pass
+
+
+def _layer(obj: io.IOBase) -> int:
+    if isinstance(obj, io.TextIOBase):
+        return 0
+    return 1 if isinstance(obj, io.BufferedIOBase) else 2
 
 
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:

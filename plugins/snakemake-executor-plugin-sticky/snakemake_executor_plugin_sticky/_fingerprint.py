@@ -14,7 +14,8 @@ A module first imported during an invocation is compared with itself as its impo
 (``import`` statements are watched while the script runs), so a script that imports numpy and
 sets its print options is seen; what a library's import changes in modules loaded before it
 (torch patches ``typing`` and ``inspect``) is part of that library being loaded, which the
-contract shares, not a change of the script's. The worker's own packages are not compared.
+contract shares, not a change of the script's; so is what it changes in registries read before
+it. The worker's own packages are not compared.
 
 Any difference retires the worker: the manager stops it and
 the next job gets a fresh worker built from the template, with one warning naming the job and
@@ -115,6 +116,7 @@ class Fingerprint:
         ) -> Any:
             loading = self._depth == 0 and level == 0 and name not in sys.modules
             before = self._globals_now() if loading else None
+            registries = read_registries() if loading else None
             self._depth += 1
             try:
                 return original(name, globals, locals, fromlist, level)
@@ -124,6 +126,8 @@ class Fingerprint:
                     count[0] = len(sys.modules)
                     if before is not None:
                         self._absorb(before)
+                    if registries is not None:
+                        self._absorb_registries(registries)
                     self._baseline(list(sys.modules.items()))
 
         builtins.__import__ = watched_import
@@ -157,6 +161,13 @@ class Fingerprint:
             if name in self.tags and old is base:
                 tag = self.tags[name][0]
                 self.tags[name] = (tag, tag.value)
+
+    def _absorb_registries(self, before: dict[tuple[str, str], Any]) -> None:
+        """Take into the baseline what an import changed in registries read before it (a
+        library that adds warning filters, codecs or copyreg entries when imported)."""
+        for key, value in read_registries().items():
+            if key in before and key in self.registries and not _same(before[key], value):
+                self.registries[key] = value
 
     def stop_watching(self) -> None:
         if self._saved_import is not None:

@@ -10,6 +10,8 @@ when the template left something a child cannot inherit:
 - **Python threads left running** by the template (a prefetcher, a server, a thread pool):
   a fork copies only the calling thread, and any lock another thread held stays locked in
   the child.
+- **native threads left running**: an OpenMP pool (torch with several threads after a
+  computation) is not fork-safe: the child hangs in its next parallel region.
 
 Where any hazard is found the worker runs that template's invocations in direct mode (with
 its after-invocation check, :mod:`._fingerprint`) and says why, once.
@@ -63,7 +65,35 @@ def fork_hazards(own_threads: Iterable[threading.Thread] = ()) -> list[str]:
     running = [t.name for t in threading.enumerate() if t not in own and t.is_alive()]
     if running:
         reasons.append(f"the template left threads running ({', '.join(running[:3])})")
+    native = native_threads()
+    if native:
+        reasons.append(
+            f"the template left {len(native)} native thread(s) running "
+            f"({', '.join(native[:3])}: an OpenMP or BLAS thread "
+            "pool, such as torch.set_num_threads(N) followed by a computation: a forked "
+            "child can hang in it; keep OMP_NUM_THREADS=1 in the template)"
+        )
     return reasons
+
+
+def native_threads(task_dir: str = "/proc/self/task") -> list[str]:
+    """The names of this process's threads that Python does not know (Linux; none elsewhere)."""
+    try:
+        tasks = {int(t) for t in os.listdir(task_dir)}
+    except OSError:
+        return []
+    # The calling thread by its id now: after a fork, Python 3.11 keeps the main thread's
+    # ``native_id`` from the parent process (the worker is forked by its supervisor).
+    known = {t.native_id for t in threading.enumerate() if t.native_id is not None}
+    known.add(threading.get_native_id())
+    names = []
+    for tid in sorted(tasks - known):
+        try:
+            with open(os.path.join(task_dir, str(tid), "comm")) as f:
+                names.append(f"{f.read().strip()}[{tid}]")
+        except OSError:  # ended meanwhile
+            continue
+    return names
 
 
 def describe(reasons: list[str]) -> Optional[str]:

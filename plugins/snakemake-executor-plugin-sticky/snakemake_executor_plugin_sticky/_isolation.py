@@ -10,18 +10,20 @@ Two modes, chosen per template (``@template("x", isolation="direct")``):
     the fork is off the invocation's path. The child leads a process group of its own (what
     the script leaves running in the background outlives the job, as under ``--executor
     local``), dies with the worker, empties the exit registries it inherited
-    (:func:`._exit.forget_inherited`) and reseeds the generators a fresh process seeds from the
-    OS.
+    (:func:`._exit.forget_inherited`) and starts the global random generators where a fresh
+    job's would start (:mod:`._seeds`: as the template's build left those it seeded, the others
+    seeded afresh from the OS).
 
 ``direct``
     The script runs in the worker's main thread. :class:`ProcessSnapshot` records what a
     script can change in the interpreter and puts it back after it (modules imported from
     outside the installed libraries, ``os.environ``, cwd, umask, ``sys`` state, stdio and file
-    descriptors 0-2, ``__main__``, logging, warnings, signals and timers, the locale, global
-    seeds, ``snakemake.shell`` settings); then :mod:`._fingerprint` compares the process with
-    the process as the template left it, and any difference retires the worker (never going
-    on silently in a changed process). Used where forking is unsafe (:mod:`._hazards`: a GPU
-    runtime, threads), or where a template asks for it.
+    descriptors 0-2, ``__main__``, logging, warnings, signals and timers, the locale, the global
+    random generators (:mod:`._seeds`), ``snakemake.shell`` settings); then
+    :mod:`._fingerprint` compares the process with the process as the template left it, and
+    any difference retires the worker (never going on silently in a changed process). Used
+    where forking is unsafe (:mod:`._hazards`: a GPU runtime, threads), or where a template
+    asks for it.
 
 In both modes an invocation ends as ``python script.py`` ends (:mod:`._exit`): threads joined,
 exit handlers run, child processes and pools finalised, the script's globals cleared and
@@ -36,12 +38,13 @@ import builtins
 import dataclasses
 import gc
 import importlib
+import importlib.machinery
+import linecache
 import locale
 import logging
 import marshal
 import os
 import pickle
-import random
 import resource
 import select
 import signal
@@ -60,6 +63,7 @@ from typing import Any, NoReturn, Optional
 from . import _audit, _fingerprint
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
+from ._seeds import Seeds
 from ._snakemake_compat import loaded_shell, pip_deployments_path
 
 ISOLATION_MODES = ("fork", "direct")
@@ -91,6 +95,12 @@ class Script:
     """Names of the modules the script's source imports (for patch detection)."""
     searchpaths: Optional[list[str]] = None
     """What the preamble appends to ``sys.path``; None: worked out here (tests, old managers)."""
+    template: Optional[str] = None
+    """The template the job's rule names (its seeded generators, :mod:`._seeds`)."""
+    source: Optional[str] = None
+    """The script's source, when ``code`` was compiled by :func:`compile_script` (it then runs
+    from a temporary file as Snakemake writes one); None: ``code`` keeps the script's own path
+    (DISTEA's instrumented code)."""
 
 
 @dataclass
@@ -190,15 +200,13 @@ def _become_invocation_process() -> None:
     """In a child just forked from the template process: lead a process group of its own
     (what the script starts in the background outlives the invocation, as under ``--executor
     local``; the worker's supervisor kills this group only when the worker is lost), die with
-    the template process, empty the inherited exit registries and reseed what a fresh
-    process seeds from the OS."""
+    the template process and empty the inherited exit registries."""
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
     _die_with_parent()
     forget_inherited()
-    _reseed()
 
 
 def _die_with_parent() -> None:
@@ -237,8 +245,9 @@ _TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
 def job_environment(snakemake: Any) -> dict[str, str]:
     """What Snakemake adds to a ``script:`` job's environment (``snakemake.shell`` runs the
     script's interpreter with them): the job's threads for the linear-algebra libraries, and
-    its ``tmpdir`` resource."""
-    env: dict[str, str] = {}
+    its ``tmpdir`` resource; and ``_``, which the shell sets to the command it runs (the
+    interpreter)."""
+    env: dict[str, str] = {"_": sys.executable} if sys.executable else {}
     threads = getattr(snakemake, "threads", None)
     if threads is not None:
         env.update(dict.fromkeys(_THREAD_VARIABLES, str(threads)))
@@ -255,7 +264,7 @@ def exit_status(code: Any) -> tuple[int, Optional[str]]:
     if code is None:
         return 0, None
     if isinstance(code, int):
-        return int(code), None
+        return int(code) & 0xFF, None  # the OS keeps 8 bits: sys.exit(256) succeeds
     return 1, str(code)
 
 
@@ -315,6 +324,7 @@ class Isolation:
         roots = {os.path.abspath(p) for p in self.base_path}
         self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
         self.link = link
+        self.seeds = Seeds()
         self.on_child = link.set_invocation_group if link is not None else _ignore
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
@@ -340,9 +350,11 @@ class Isolation:
             return self.run_forked(script)
         return self.run_direct(script)
 
-    def state_changed(self) -> None:
-        """The template process changed (a template was built): a spare child forked before
-        holds the old state, and direct mode's baseline is out of date."""
+    def state_changed(self, template: str = "", seeded: frozenset[str] = frozenset()) -> None:
+        """The template process changed (``template`` was built; ``seeded``: the generators
+        its build seeded with a fixed seed, :mod:`._seeds`): a spare child forked before holds
+        the old state, and direct mode's baseline is out of date."""
+        self.seeds.built(template, seeded)
         self._discard_spare()
         self.pristine = None
 
@@ -366,6 +378,7 @@ class Isolation:
             self.pristine = _fingerprint.Fingerprint()
         pristine = self.pristine
         snapshot = ProcessSnapshot(self, script)
+        hooks = _audit.hooks_added()
         pristine.watch_imports()
         try:
             outcome = self._execute(script, snapshot)
@@ -373,7 +386,10 @@ class Isolation:
             pristine.stop_watching()
             restore_warnings = snapshot.restore()
         outcome.warnings.extend(restore_warnings)
-        outcome.retire = _fingerprint.describe(pristine.changes())
+        changes = pristine.changes()
+        if _audit.hooks_added() != hooks:
+            changes.append("an audit hook added (sys.addaudithook)")
+        outcome.retire = _fingerprint.describe(changes)
         gc.freeze()  # what survived the invocation's exit: the next one's collection skips it
         return outcome
 
@@ -480,6 +496,7 @@ class Isolation:
                 os._exit(0)  # discarded: the template process changed
             skeleton, code = pickle.loads(payload)  # noqa: S301 - from our own parent
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
+            job_threads(script.snakemake)
             snapshot = ProcessSnapshot(self, script, in_child=True)
             outcome = self._execute(script, snapshot)
             _send(result, pickle.dumps(outcome))
@@ -522,50 +539,145 @@ class Isolation:
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
         seconds: list[float] = []
         cpu: list[float] = []
-        try:
-            for iteration in range(max(1, script.repeats)):
-                if script.repeats > 1:
-                    script.snakemake.bench_iteration = iteration
-                namespace = snapshot.enter_script()
-                wall, proc = time.perf_counter(), time.process_time()
-                try:
-                    exec(script.code, namespace)
-                except SystemExit as e:
-                    status, message = exit_status(e.code)
-                    if message is not None:  # as the interpreter does, to the script's stderr
-                        try:
-                            print(message, file=sys.stderr)
-                        except (OSError, ValueError, AttributeError):
-                            pass
-                    if status != 0:
-                        raise ScriptExit(status, message) from e
-                finally:
-                    snapshot.leave_script()
-                    if os.getpid() != snapshot.pid:  # a child the script forked ran off its end
-                        os._exit(1 if sys.exc_info()[0] not in (None, SystemExit) else 0)
-                seconds.append(time.perf_counter() - wall)
-                cpu.append(time.process_time() - proc)
-        except ScriptExit as e:
-            detail = f": {e.message}" if e.message else ""
-            return Outcome(False, f"script exited with status {e.status}{detail}")
-        except BaseException:  # noqa: BLE001 - KeyboardInterrupt too: the script raised it
-            return Outcome(False, script_traceback(script.script_path))
+        for iteration in range(max(1, script.repeats)):
+            if script.repeats > 1:
+                script.snakemake.bench_iteration = iteration
+            namespace = snapshot.enter_script()
+            wall, proc = time.perf_counter(), time.process_time()
+            failure: Optional[str] = None
+            try:
+                exec(snapshot.code, namespace)
+            except SystemExit as e:
+                status, message = exit_status(e.code)
+                if message is not None:  # as the interpreter does, to the script's stderr
+                    try:
+                        print(message, file=sys.stderr)
+                    except (OSError, ValueError, AttributeError):
+                        pass
+                if status != 0:
+                    detail = f": {message}" if message else ""
+                    failure = f"script exited with status {status}{detail}"
+            except BaseException:  # noqa: BLE001 - KeyboardInterrupt too: the script raised it
+                failure = script_traceback(script.script_path, snapshot.code.co_filename)
+                _print_uncaught(snapshot.code.co_filename)  # to the script's stderr, excepthook
+            finally:
+                snapshot.leave_script()
+                if os.getpid() != snapshot.pid:  # a child the script forked ran off its end
+                    os._exit(1 if sys.exc_info()[0] not in (None, SystemExit) else 0)
+            if failure is not None:
+                return Outcome(False, failure)
+            seconds.append(time.perf_counter() - wall)
+            cpu.append(time.process_time() - proc)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         return Outcome(True, None, seconds, cpu, rss_mb)
 
 
-class ScriptExit(Exception):
-    def __init__(self, status: int, message: Optional[str]) -> None:
-        super().__init__(status)
-        self.status, self.message = status, message
+def _print_uncaught(script_path: str) -> None:
+    """What the interpreter does with an exception nobody caught: ``sys.excepthook`` (the
+    script's own, if it set one), which prints the traceback to ``sys.stderr`` (the script's
+    log, if it redirected it), from the script's frames down."""
+    etype, value, tb = sys.exc_info()
+    while tb is not None and tb.tb_frame.f_code.co_filename != script_path:
+        tb = tb.tb_next
+    if etype is None or value is None:
+        return
+    value.__traceback__ = tb  # the hook prints the exception's own traceback
+    try:
+        sys.excepthook(etype, value, tb)
+    except BaseException:  # noqa: BLE001 - a broken hook: as the interpreter, say so
+        try:
+            print("Error in sys.excepthook:", file=sys.stderr)
+            traceback.print_exception(etype, value, tb)
+        except Exception:  # noqa: BLE001
+            pass
 
 
-def script_traceback(script_path: str) -> str:
-    """The traceback from the user's script down, without this worker's own frames."""
+PREAMBLE = (
+    "######## snakemake preamble start (automatically inserted, do not edit) ########\n"
+    "# (a sticky invocation: the worker gives the script its globals directly)\n"
+    "######## snakemake preamble end #########\n"
+)
+"""The three lines Snakemake's ``script:`` puts before a Python script's source."""
+
+
+def compile_script(source: str, script_path: str) -> Any:
+    """The script's code with the line numbers it has in Snakemake's temporary script (after
+    the preamble's three lines); :meth:`ProcessSnapshot.enter_script` gives it the temporary
+    file's name. A syntax error names the line of the script itself."""
+    offset = PREAMBLE.count("\n")
+    try:
+        return compile("\n" * offset + source, script_path, "exec")
+    except SyntaxError as e:
+        for attr in ("lineno", "end_lineno"):
+            line = getattr(e, attr, None)
+            if isinstance(line, int) and line > offset:
+                setattr(e, attr, line - offset)
+        raise
+
+
+def _relocated(code: Any, old: str, new: str) -> Any:
+    """``code`` and the code objects nested in it, ``co_filename`` ``old`` renamed ``new``."""
+    consts = tuple(
+        _relocated(c, old, new) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
+    if code.co_filename == old:
+        return code.replace(co_filename=new, co_consts=consts)
+    return code.replace(co_consts=consts)
+
+
+def _write_temporary_script(path: str, source: str) -> bool:
+    """Write what Snakemake's ``script:`` would run (preamble and source), unwatched by the
+    audit: tracebacks, warnings and ``inspect`` read the script's lines from it."""
+    try:
+        with _audit.paused():
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(PREAMBLE + source)
+        return True
+    except OSError:  # a read-only working directory: tracebacks show no source lines
+        return False
+
+
+def _remove_temporary_script(path: Optional[str]) -> None:
+    if path is None:
+        return
+    try:
+        with _audit.paused():
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def script_traceback(script_path: str, ran_as: Optional[str] = None) -> str:
+    """The traceback from the user's script down, without this worker's own frames, for the
+    job's error message. ``ran_as``: the temporary script's name the code ran under; its
+    frames are shown at the script's own path and lines."""
+    cached = set(linecache.cache)  # the worker's own reading: not the script's (direct mode)
+    try:
+        return _script_traceback(script_path, ran_as)
+    finally:
+        for added in set(linecache.cache) - cached:
+            linecache.cache.pop(added, None)
+
+
+def _script_traceback(script_path: str, ran_as: Optional[str]) -> str:
     etype, value, tb = sys.exc_info()
     frames = traceback.extract_tb(tb)
-    first = next((i for i, f in enumerate(frames) if f.filename == script_path), 0)
-    lines = traceback.format_list(frames[first:]) + traceback.format_exception_only(etype, value)
+    name = ran_as or script_path
+    first = next((i for i, f in enumerate(frames) if f.filename == name), 0)
+    shown = frames[first:]
+    if ran_as is not None:
+        offset = PREAMBLE.count("\n")
+        shown = traceback.StackSummary.from_list(
+            [
+                traceback.FrameSummary(script_path, (f.lineno or offset) - offset, f.name)
+                if f.filename == ran_as
+                else f
+                for f in shown
+            ]
+        )
+    lines = traceback.format_list(shown) + traceback.format_exception_only(etype, value)
     text = "Traceback (most recent call last):\n" + "".join(lines)
     if etype is KeyboardInterrupt:
         text += "(KeyboardInterrupt raised by the script; the worker stays up)\n"
@@ -593,6 +705,9 @@ class ProcessSnapshot:
         self.exit_scope = ExitScope() if in_child else ExitScope.now()
         self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.namespace: dict[str, Any] = {}
+        self.code: Any = script.code
+        """What runs: the script's code, named as the temporary script (:meth:`enter_script`)."""
+        self.written: Optional[str] = None
         self.leftover_threads: list[threading.Thread] = []
         self.logging: Optional[_LoggingState] = None
         self.tempdir: Optional[tuple[Any, Optional[str]]] = None
@@ -633,8 +748,16 @@ class ProcessSnapshot:
         real_file = os.path.join(
             scripts_dir, f"tmp{os.urandom(4).hex()}.{os.path.basename(script.script_path)}"
         )
+        if script.source is not None:  # its code runs from the temporary script, as in Snakemake
+            self.code = _relocated(script.code, script.script_path, real_file)
+            if _write_temporary_script(real_file, script.source):
+                self.written = real_file
         sys.path[:] = self.iso.invocation_path(script)
         sys.argv[:] = [real_file]
+        # A fresh interpreter raises KeyboardInterrupt on SIGINT (the worker ignores it), and
+        # what the script starts inherits that, not SIG_IGN (put back after a direct run).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.iso.seeds.start(script.template)
         os.environ.update(job_environment(script.snakemake))
         tempfile: Any = sys.modules.get("tempfile")
         if tempfile is not None:  # a fresh process has not cached a temporary folder yet
@@ -650,6 +773,7 @@ class ProcessSnapshot:
             __real_file__=real_file,
             __builtins__=builtins,
             __cached__=None,
+            __loader__=importlib.machinery.SourceFileLoader("__main__", real_file),
             __annotations__={},
             sys=sys,
             pickle=pickle,
@@ -682,6 +806,8 @@ class ProcessSnapshot:
             handlers = list(self.atexit)
             self.atexit.clear()
         self.leftover_threads = fresh_exit(self.exit_scope, self.namespace, handlers)
+        _remove_temporary_script(self.written)  # as Snakemake removes it after the script
+        self.written = None
 
     def _atexit_register(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         caller = sys._getframe(1).f_code.co_filename
@@ -743,7 +869,6 @@ class ProcessSnapshot:
         warnings._filters_mutated()  # type: ignore[attr-defined]
         _restore_locale(self.locale)
         _restore_shell(self.shell)
-        _reseed()
         leftover = self.leftover_threads
         if leftover:
             names = ", ".join(repr(t.name) for t in leftover)
@@ -911,13 +1036,25 @@ def _restore_shell(saved: Optional[tuple[Any, ...]]) -> None:
         shell._win_command_prefix = win
 
 
-def _reseed() -> None:
-    """A fresh process seeds the global generators from the OS: so does every invocation."""
-    random.seed()
-    np_random = sys.modules.get("numpy.random")
-    if np_random is not None:
+def job_threads(snakemake: Any) -> None:
+    """A fork child of a template that loaded torch or a BLAS: their thread pools are sized
+    as a fresh job would size them from its ``OMP_NUM_THREADS`` (the job's ``threads``), not
+    as the worker's environment sized them (1)."""
+    threads = getattr(snakemake, "threads", None)
+    if not isinstance(threads, int) or threads < 1:
+        return
+    torch = sys.modules.get("torch")
+    if torch is not None:
         try:
-            np_random.seed()
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+        except Exception:
+            pass
+    if threads > 1 and "numpy" in sys.modules:
+        try:
+            import threadpoolctl  # type: ignore[import-untyped]
+
+            threadpoolctl.threadpool_limits(limits=threads, user_api="blas")
         except Exception:
             pass
 

@@ -8,12 +8,17 @@ Policy, in order, for each queued invocation (oldest first, requeued ones at the
 
 1. an idle worker that already holds the invocation's template (affinity: no build);
 2. an idle worker that holds no state yet (it was started for this demand);
-3. an idle worker holding other templates, if no live worker holds this template, or if the
-   invocation has waited ``steal_after`` seconds for a holder to free up;
-4. otherwise it waits, and a new worker is started while there are fewer than
+3. otherwise it waits, and a new worker is started while there are fewer than
    ``max_workers`` workers (and, for a template with a limit in ``max_per_template``, fewer
    workers started for it than that limit) and more waiting invocations than workers
-   already starting.
+   already starting. At the limit, an idle worker holding other templates is stopped to make
+   room, if no live worker holds this template, or if the invocation has waited
+   ``steal_after`` seconds for a holder to free up.
+
+A worker builds **one template**: an invocation runs in a process (or a fork of one) where
+only its own template was built, as under ``--executor local``, where a job's process builds
+only its own. Another template's build would leave its imports, warning filters, thread pools
+and library settings in the process (issue 25).
 
 Workers have a *class*: the resources they were started with (a Slurm pilot for a GPU template
 is not one for a CPU template). A worker only takes invocations whose template maps to its
@@ -360,8 +365,6 @@ class StickyScheduler:
         for w in idle:
             if not w.templates:
                 return w
-        if not self._holders(inv) or now - inv.queued_at >= self.steal_after:
-            return idle[0]
         return None
 
     def _assign(self, now: float) -> list[Instruction]:
@@ -376,6 +379,26 @@ class StickyScheduler:
             out.append(Dispatch(worker.id, inv_id))
         out += self._start_workers(now)
         return out
+
+    def _room_for(self, inv: Invocation, live: list[WorkerSlot], now: float) -> bool:
+        """Whether to stop a worker of other templates for ``inv`` (its class has workers):
+        none of them holds its template or holds nothing yet, or its holders have been busy
+        for ``steal_after`` seconds."""
+        mine = [w for w in live if w.cls == inv.cls]
+        if any(not w.templates for w in mine):
+            return False  # an empty worker (starting, or building) will take it
+        if not any(inv.template in w.templates for w in mine):
+            return True
+        return now - inv.queued_at >= self.steal_after
+
+    @staticmethod
+    def _spare(cls: str, template: str, live: list[WorkerSlot]) -> Optional[WorkerSlot]:
+        """An idle worker to stop: of another class first, else one of this class holding
+        other templates."""
+        idle = [w for w in live if w.phase is Phase.IDLE and template not in w.templates]
+        return next((w for w in idle if w.cls != cls), None) or next(
+            (w for w in idle if w.cls == cls and w.templates), None
+        )
 
     def _start_key(self, cls: str, template: str) -> tuple[str, str]:
         return cls, template if template in self.max_per_template else ""
@@ -410,9 +433,9 @@ class StickyScheduler:
                     live_classes[spare.cls] -= 1
                     out.append(StopWorker(spare.id, f"making room for a {template!r} worker"))
             if len(live) >= self.max_workers:
-                if live_classes[cls]:
-                    continue  # its class has workers; wait for one of them
-                spare = next((w for w in live if w.phase is Phase.IDLE and w.cls != cls), None)
+                if live_classes[cls] and not self._room_for(self.invocations[inv_id], live, now):
+                    continue  # its class has workers that will take it; wait for one
+                spare = self._spare(cls, template, live)
                 if spare is None:
                     continue
                 spare.phase = Phase.STOPPING

@@ -40,7 +40,7 @@ from stickyinvoc._templates import (
 from . import supervisor
 from ._hazards import describe as describe_hazards
 from ._hazards import fork_hazards
-from ._isolation import Isolation, Script, imported_modules, script_traceback
+from ._isolation import Isolation, Script, compile_script, imported_modules, script_traceback
 from ._protocol import (
     Heartbeat,
     Hello,
@@ -53,6 +53,7 @@ from ._protocol import (
     TraceStamp,
     message_trace,
 )
+from ._seeds import SeedWatch
 
 HEARTBEAT_INTERVAL = 1.0
 
@@ -217,12 +218,13 @@ class Worker:
         self.holder.current_template = inv.template
         resolve_node_tmpdir(inv.snakemake)
         try:
-            _, built = self.holder.get(inv.template, inv.templates_file)
+            with SeedWatch() as seeds:  # which generators the template seeds (_seeds)
+                _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
             self.send(StateFailed(inv.template, e.formatted_traceback))
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
-            self.isolation.state_changed()
+            self.isolation.state_changed(inv.template, frozenset(seeds.seeded))
             self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
             direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
             self.send(StateBuilt(inv.template, built.build_seconds, direct_because=direct))
@@ -238,8 +240,8 @@ class Worker:
         if entry is None:
             if self.trace is not None:  # DISTEA: the script's own functions record themselves
                 code = self.trace.compile(inv.script_source, inv.script_path)
-            else:
-                code = compile(inv.script_source, inv.script_path, "exec")
+            else:  # run as Snakemake's temporary script: its name, its line numbers
+                code = compile_script(inv.script_source, inv.script_path)
             entry = (code, imported_modules(inv.script_source))
             self.code_cache[key] = entry
         return entry
@@ -260,6 +262,8 @@ class Worker:
             repeats=inv.repeats,
             imports=imports,
             searchpaths=inv.searchpaths,
+            template=inv.template,
+            source=None if self.trace is not None else inv.script_source,
         )
         mode = self.mode(inv)
         self.fork_next = mode == "fork"

@@ -1,12 +1,14 @@
 """A fresh interpreter's exit, and library state first created inside an invocation (issue
 25): outputs byte-identical to ``--executor local`` in fork mode (the default) and in direct
-mode, with every job of a rule on one worker (``tests/integration/workflows/sticky_exit``).
+mode, with every job of a template on one worker (``tests/integration/workflows/sticky_exit``).
 
 - a file left open is flushed and closed before the job ends (a downstream job reads it whole);
 - a ``multiprocessing`` child that was never joined is joined before the job ends;
 - a ``ProcessPoolExecutor`` never shut down finishes its work, and the job ends (no hang);
 - torch first imported by a job keeps ``torch.ops`` in later jobs; ``decimal``, numpy print
   options and torch's seed set by one job do not reach the next;
+- a template that seeds the global generators (``random``, numpy, torch) gives every job the
+  draws a fresh job that builds it gets;
 - fork mode: a job's change to the template's state does not reach the next job either.
 """
 
@@ -25,8 +27,8 @@ def run(root: Path, name: str, executor: str, template: str = "forked") -> Snake
     workdir = root / name
     shutil.copytree(WORKFLOWS / "sticky_exit", workdir)
     args = ["--config", f"template={template}", "--keep-going"]
-    if executor == "sticky":
-        args += ["--sticky-max-workers", "1"]
+    if executor == "sticky":  # one worker per template (a worker builds one): both stay warm
+        args += ["--sticky-max-workers", "2"]
     proc = subprocess.run(
         snakemake_command(*args, executor=executor, cores=1 if executor == "sticky" else 2),
         cwd=workdir,
@@ -65,6 +67,8 @@ def test_local_is_the_reference(runs):
     assert "written by the pool" in local.read("check/process_pool/3.txt")
     assert "torch.ops True" in local.read("out/torch_ops/3.txt")
     assert local.read("out/state/3.txt") == "calls 1\n"
+    # The template seeds every generator: each fresh job draws the same numbers.
+    assert local.read("out/seeded/1.txt") == local.read("out/seeded/3.txt")
 
 
 @pytest.mark.parametrize("mode", ["fork", "direct"])
@@ -82,7 +86,11 @@ def test_every_job_ends_as_a_fresh_interpreter_would(runs, mode):
 
 def test_fork_mode_keeps_one_worker_and_direct_mode_retires_changed_ones(runs):
     fork, direct = runs["fork"], runs["direct"]
-    assert len({r["worker"] for r in fork.events("invocation")}) == 1
+    workers: dict[str, set[str]] = {}
+    for r in fork.events("invocation"):
+        workers.setdefault(r["template"], set()).add(r["worker"])
+    assert sorted(workers) == ["forked", "forked_seeded"]
+    assert all(len(w) == 1 for w in workers.values()), workers  # each on its one warm worker
     assert not fork.events("worker_retired")
     retired = direct.events("worker_retired")
     assert retired, direct.output

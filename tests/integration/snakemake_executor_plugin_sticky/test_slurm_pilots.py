@@ -97,8 +97,10 @@ def test_scancelled_pilot_loses_nothing(workflow, start_snakemake, poll):
     pid_file = wd / "markers" / "pid-1"
     poll(lambda: pid_file.exists(), 120, "invocation 1 to start")
     pid = int(pid_file.read_text())
-    # The pilot (Slurm job) of the worker whose process wrote the marker:
-    worker = next(r["worker"] for r in bg.events("worker_connected") if r["pid"] == pid)
+    # The pilot (Slurm job) of the worker whose invocation wrote the marker: the invocation
+    # runs in a child forked from the worker (fork mode), or in the worker itself (direct).
+    parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    worker = next(r["worker"] for r in bg.events("worker_connected") if r["pid"] in (pid, parent))
     handle = next(r["handle"] for r in bg.events("worker_started") if r["worker"] == worker)
     victim = handle.split()[2]
     subprocess.run(["scancel", victim], check=True)

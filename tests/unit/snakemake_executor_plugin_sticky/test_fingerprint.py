@@ -13,6 +13,18 @@ from snakemake_executor_plugin_sticky import _fingerprint, _hazards
 from snakemake_executor_plugin_sticky._fingerprint import Fingerprint, describe
 
 
+@pytest.fixture(autouse=True)
+def no_gc_callbacks():
+    """Without other tests' gc callbacks: hypothesis's rebind its own module globals on every
+    collection, which the fingerprint rightly reports (a worker that loaded it is retired)."""
+    import gc
+
+    saved = list(gc.callbacks)
+    gc.callbacks.clear()
+    yield
+    gc.callbacks[:] = saved
+
+
 @pytest.fixture
 def module():
     m = types.ModuleType("fp_probe_lib")
@@ -94,6 +106,31 @@ def test_library_registries_are_compared(monkeypatch):
         gc.enable()
 
 
+def test_what_an_import_changes_in_registries_belongs_to_that_import(tmp_path: Path):
+    """A library that adds a warnings filter when imported: a fresh process gets it too; the
+    script's own filter afterwards is still a change."""
+    import warnings
+
+    (tmp_path / "fp_filtering_lib.py").write_text(
+        "import warnings\nwarnings.filterwarnings('ignore', message='fp-lib')\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    saved = list(warnings.filters)
+    try:
+        fp = Fingerprint()
+        fp.watch_imports()
+        exec("import fp_filtering_lib\n", {})
+        assert fp.changes() == []
+        warnings.filterwarnings("ignore", message="fp-script")
+        assert [c.split(" ")[:2] for c in fp.changes()] == [["warnings", "filters"]]
+    finally:
+        warnings.filters[:] = saved
+        warnings._filters_mutated()  # type: ignore[attr-defined]
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("fp_filtering_lib", None)
+        importlib.invalidate_caches()
+
+
 def test_the_dict_version_tag_is_read_on_this_interpreter():
     """CPython 3.11-3.13: unchanged module dicts are skipped by their version tag."""
     if _fingerprint._TAG is None:
@@ -131,4 +168,45 @@ def test_threads_the_template_left_running_are_a_hazard_the_workers_own_are_not(
         stop.set()
         heartbeat.join()
         prefetch.join()
-    assert _hazards.fork_hazards() == []
+    assert not any("left threads running" in r for r in _hazards.fork_hazards())
+
+
+def test_native_threads_python_does_not_know_are_named(tmp_path: Path):
+    """An OpenMP pool's threads are in /proc/self/task, not in threading.enumerate()."""
+    tasks = tmp_path / "task"
+    tasks.mkdir()
+    known = {t.native_id for t in threading.enumerate()}
+    for tid in [*known, 999_001, 999_002]:
+        (tasks / str(tid)).mkdir()
+        (tasks / str(tid) / "comm").write_text("omp\n")
+    assert _hazards.native_threads(str(tasks)) == ["omp[999001]", "omp[999002]"]
+    assert _hazards.native_threads(str(tmp_path / "missing")) == []
+
+
+def test_a_forked_main_thread_is_not_a_native_thread(monkeypatch: pytest.MonkeyPatch):
+    """Python 3.11 keeps the main thread's native_id from the parent across a fork (the worker
+    is forked by its supervisor): the calling thread is known by its id now, not by that."""
+    others = _hazards.native_threads()  # other tests' libraries may have left some
+    monkeypatch.setattr(threading.current_thread(), "_native_id", 1)  # the parent's id
+    assert _hazards.native_threads() == others
+    assert not any(name.endswith(f"[{threading.get_native_id()}]") for name in others)
+
+
+def test_a_native_thread_started_outside_threading_is_a_hazard():
+    """A thread that threading does not list (started through _thread, as C libraries do)."""
+    import _thread
+
+    stop = threading.Event()
+    started = threading.Event()
+
+    def run() -> None:
+        started.set()
+        stop.wait()
+
+    _thread.start_new_thread(run, ())
+    started.wait()
+    try:
+        reasons = _hazards.fork_hazards()
+        assert any("native thread(s)" in r for r in reasons), reasons
+    finally:
+        stop.set()

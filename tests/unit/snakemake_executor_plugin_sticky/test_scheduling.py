@@ -48,7 +48,9 @@ def test_idle_holder_of_the_template_is_preferred():
     assert s.submit(4, "a", 1.0) == [Dispatch("w1", 4)]
 
 
-def test_busy_holder_is_waited_for_briefly_before_another_worker_builds():
+def test_busy_holder_is_waited_for_briefly_before_a_fresh_worker_builds():
+    """A worker builds one template (a job's process under --executor local builds only its
+    own): after steal_after, the idle holder of another template makes room for a fresh one."""
     s = StickyScheduler(max_workers=2, steal_after=2.0)
     s.submit(1, "a", 0.0)
     s.submit(2, "b", 0.0)
@@ -58,16 +60,80 @@ def test_busy_holder_is_waited_for_briefly_before_another_worker_builds():
     s.invocation_done("w2", 2, 0.5)  # w2 idle, holds only b
     assert s.submit(3, "a", 0.5) == []  # w1 (holder of a) is busy: wait
     assert s.tick(1.0) == []
-    assert s.tick(2.6) == [Dispatch("w2", 3)]  # waited steal_after: w2 builds a too
+    assert s.tick(2.6) == [
+        StopWorker("w2", "making room for a 'a' worker"),
+        StartWorker("w3", "a"),
+    ]
+    assert connected(s, "w3", now=3.0) == [Dispatch("w3", 3)]
 
 
-def test_idle_worker_builds_a_template_nobody_holds():
+def test_a_template_nobody_holds_gets_a_fresh_worker_never_another_templates():
     s = StickyScheduler(max_workers=1)
     s.submit(1, "a", 0.0)
     connected(s, "w1")
     s.state_built("w1", "a")
     s.invocation_done("w1", 1, 1.0)
-    assert s.submit(2, "b", 1.0) == [Dispatch("w1", 2)]
+    assert s.submit(2, "b", 1.0) == [
+        StopWorker("w1", "making room for a 'b' worker"),
+        StartWorker("w2", "b"),
+    ]
+    assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
+
+
+def test_below_the_limit_a_second_template_starts_its_own_worker():
+    s = StickyScheduler(max_workers=2)
+    s.submit(1, "a", 0.0)
+    connected(s, "w1")
+    s.state_built("w1", "a")
+    s.invocation_done("w1", 1, 1.0)
+    assert s.submit(2, "b", 1.0) == [StartWorker("w2", "b")]  # w1 idle, kept warm for a
+    assert s.submit(3, "a", 1.0) == [Dispatch("w1", 3)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_no_worker_is_ever_sent_a_second_template(seed):
+    """Random arrivals of three templates, completions and ticks: every dispatch goes to a
+    worker that holds the template or holds nothing yet."""
+    import random
+
+    rng = random.Random(seed)
+    s = StickyScheduler(max_workers=rng.choice([1, 2, 3]), steal_after=1.0)
+    built: dict[str, str] = {}  # worker -> its template
+    running: dict[str, int] = {}
+    dispatched: set[int] = set()
+    next_id, now = 1, 0.0
+
+    def follow(out: list) -> None:
+        for ins in out:
+            if isinstance(ins, StartWorker):
+                follow(s.worker_connected(ins.worker_id, now))
+            elif isinstance(ins, Dispatch):
+                template = s.invocations[ins.invocation_id].template
+                assert built.setdefault(ins.worker_id, template) == template, (ins, built)
+                s.state_built(ins.worker_id, template)
+                running[ins.worker_id] = ins.invocation_id
+                dispatched.add(ins.invocation_id)
+
+    for _ in range(60):
+        now += rng.random()
+        if rng.random() < 0.5:
+            follow(s.submit(next_id, rng.choice("abc"), now))
+            next_id += 1
+        elif running:
+            worker = rng.choice(sorted(running))
+            follow(s.invocation_done(worker, running.pop(worker), now))
+        else:
+            follow(s.tick(now))
+    for _ in range(1000):  # every invocation is dispatched in the end (no starvation)
+        if not (running or s.queue):
+            break
+        now += 1.0
+        if running:
+            worker = sorted(running)[0]
+            follow(s.invocation_done(worker, running.pop(worker), now))
+        else:
+            follow(s.tick(now))
+    assert dispatched == set(range(1, next_id))
 
 
 def test_lost_worker_requeues_its_invocation_first_and_a_replacement_starts():

@@ -1,0 +1,119 @@
+"""Which global generators a template seeds (``_seeds.SeedWatch``), and where an invocation's
+generators start (``_seeds.Seeds``): as the build left a seeded one, afresh from the OS
+otherwise."""
+
+import importlib
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from snakemake_executor_plugin_sticky._seeds import GENERATORS, Seeds, SeedWatch
+
+
+@pytest.fixture(autouse=True)
+def generators_back():
+    saved = random.getstate(), np.random.get_state()
+    yield
+    random.setstate(saved[0])
+    np.random.set_state(saved[1])
+
+
+def test_a_seed_with_a_value_marks_its_generator_and_the_functions_are_put_back():
+    original = random.seed
+    with SeedWatch() as watch:
+        random.seed(0)
+        np.random.seed(None)  # from the OS: as unseeded as a fresh process
+    assert watch.seeded == {"random"}
+    assert random.seed is original
+
+
+def test_set_state_with_a_fixed_state_counts_as_seeding():
+    state = np.random.RandomState(3).get_state()
+    with SeedWatch() as watch:
+        np.random.set_state(state)
+    assert watch.seeded == {"numpy.random"}
+
+
+def test_a_seed_in_a_module_the_build_imports_is_seen(tmp_path: Path):
+    """transformers.set_seed and lightning.seed_everything call the generators' own seeders,
+    from modules imported during the build."""
+    (tmp_path / "seeds_helper_lib.py").write_text(
+        "import random\nimport numpy\n\ndef set_seed(s):\n"
+        "    random.seed(s)\n    numpy.random.seed(s)\n\nset_seed(1)\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with SeedWatch() as watch:
+            importlib.import_module("seeds_helper_lib")  # seeds while it is imported
+        assert watch.seeded == {"random", "numpy.random"}
+        with SeedWatch() as watch:
+            exec("import seeds_helper_lib as h\nh.set_seed(None)\n", {})
+        assert watch.seeded == set()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("seeds_helper_lib", None)
+
+
+def test_a_seeder_bound_during_the_build_no_longer_marks_afterwards():
+    with SeedWatch() as watch:
+        from random import seed as bound  # kept by a module loaded during the build
+    bound(5)
+    assert watch.seeded == set()
+
+
+def test_a_seeded_template_starts_every_invocation_where_its_build_left_the_generators():
+    seeds = Seeds()
+    random.seed(0)
+    np.random.seed(0)
+    seeds.built("seeded", {"random", "numpy.random"})
+    expected = random.random(), np.random.random()
+    random.random()  # an invocation drew more
+    seeds.start("seeded")
+    assert (random.random(), np.random.random()) == expected
+    seeds.start("seeded")
+    assert (random.random(), np.random.random()) == expected
+
+
+def test_other_generators_and_other_templates_are_seeded_afresh():
+    seeds = Seeds()
+    random.seed(0)
+    seeds.built("seeded", {"random"})
+    seeds.built("plain", set())
+    draws = set()
+    for template in ("plain", "plain", None, "unknown"):
+        seeds.start(template)
+        draws.add(random.random())
+    assert len(draws) == 4  # from the OS each time
+    seeds.start("seeded")
+    np_first = np.random.random()
+    seeds.start("seeded")
+    assert np.random.random() != np_first  # numpy was not seeded by that build
+
+
+def test_torch_manual_seed_is_seen_through_both_of_its_modules():
+    torch = pytest.importorskip("torch")
+    saved = torch.get_rng_state()
+    try:
+        with SeedWatch() as watch:
+            torch.random.manual_seed(4)
+        assert watch.seeded == {"torch"}
+        seeds = Seeds()
+        seeds.built("model", watch.seeded)
+        first = torch.rand(2)
+        seeds.start("model")
+        assert torch.equal(torch.rand(2), first)
+    finally:
+        torch.set_rng_state(saved)
+
+
+def test_every_generator_names_its_documented_api():
+    """Each generator's functions exist in its library (a renamed API fails here)."""
+    for generator in GENERATORS:
+        module = pytest.importorskip(generator.modules[0])
+        for attr in (*generator.seeders, generator.get_state, generator.set_state):
+            assert callable(getattr(module, attr)), (generator.name, attr)
+        for extra in generator.modules[1:]:
+            assert callable(getattr(importlib.import_module(extra), generator.seeders[0]))
