@@ -720,6 +720,7 @@ class ProcessSnapshot:
         self.modules = dict(sys.modules)
         self.sys_lists = {name: list(getattr(sys, name)) for name in _SYS_LISTS}
         self.sys_values = {name: getattr(sys, name) for name in _SYS_VALUES if hasattr(sys, name)}
+        self.linecache = dict(linecache.cache)  # a cache of files' lines, as a fresh job's
         self.recursion_limit = sys.getrecursionlimit()
         self.int_digits = sys.get_int_max_str_digits()
         self.trace, self.profile = sys.gettrace(), sys.getprofile()
@@ -831,6 +832,10 @@ class ProcessSnapshot:
             _flush(stream)
         for name, value in self.sys_values.items():
             setattr(sys, name, value)
+        # linecache never looks at a file again once cached: what the job (its warnings, its
+        # tracebacks, its own getline) cached goes, or the next job could read stale lines.
+        linecache.cache.clear()
+        linecache.cache.update(self.linecache)
         for fd, saved in self.fds.items():
             if saved is not None:
                 try:

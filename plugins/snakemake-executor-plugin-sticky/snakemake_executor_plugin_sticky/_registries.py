@@ -440,7 +440,6 @@ def _sklearn(m: ModuleType) -> dict[str, Any]:
 
 def _torch(m: ModuleType) -> dict[str, Any]:
     return {
-        "initial seed": m.initial_seed(),
         "default dtype": m.get_default_dtype(),
         "default device": m.get_default_device(),
         "num threads": m.get_num_threads(),

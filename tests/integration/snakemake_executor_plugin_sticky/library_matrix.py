@@ -205,6 +205,7 @@ _CASES = [
             "        torch.Generator().manual_seed(s)\n"
             "    ),\n"
             ")",
+            unreadable=RESEEDED,
         ),
         P(
             "set_default_dtype",
@@ -295,6 +296,7 @@ _CASES = [
             "transformers.set_seed(VALUE)",
             "seeded(random.random(), lambda s: random.Random(s).random),"
             " torch.initial_seed() in (1, 2, 3)",
+            unreadable=RESEEDED,
         ),
         P(
             "enable_full_determinism",

@@ -51,3 +51,24 @@ def test_claim_verification_sticky_matches_local(example, run_snakemake):
     invocations = sticky.events("invocation")
     assert len(invocations) == 7 and all(r["ok"] for r in invocations)
     assert 1 <= len(sticky.events("state_built")) <= 2
+
+
+def test_claim_verification_in_direct_mode_keeps_its_workers(example, run_snakemake):
+    """Direct mode's after-invocation check on a real model workflow: what transformers,
+    torch and the warnings machinery do on every call (caches, reseeded generators) is not a
+    change of the process; no worker is retired, the verdicts are fork mode's."""
+    config = ["--config", "n_claims=4", "epochs=50"]
+    fork_wd, direct_wd = example("fork"), example("direct")
+    templates = direct_wd / "sticky_templates.py"
+    templates.write_text(
+        templates.read_text().replace('"minilm",', '"minilm", isolation="direct",')
+    )
+    assert 'isolation="direct"' in templates.read_text()
+    fork = run_snakemake(fork_wd, *config, executor="sticky", timeout=600)
+    direct = run_snakemake(direct_wd, *config, executor="sticky", timeout=600)
+    assert fork.returncode == 0, fork.output
+    assert direct.returncode == 0, direct.output
+    assert direct.events("worker_retired") == [], direct.events("worker_retired")
+    for path in sorted((fork_wd / "results" / "verdicts").glob("*.tsv")):
+        assert path.read_bytes() == (direct_wd / "results" / "verdicts" / path.name).read_bytes()
+    assert len(direct.events("invocation")) == 5
