@@ -59,6 +59,7 @@ def main() -> None:
             )  # fmt: skip
 
         assert worker.run(invoke(0)).ok
+        assert worker.mode(invoke(0)) == isolation, worker.hazards  # no fallback measured
         path = idle = 0.0
         for i in range(n):
             start = time.perf_counter()

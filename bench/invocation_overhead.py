@@ -22,6 +22,7 @@ invocation of each mode from the metrics (median worker-side latency), and in-pr
 import argparse
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -77,8 +78,11 @@ def in_process_costs(n: int, heavy: bool) -> dict[str, float]:
     """Worker-side ms per no-op invocation, direct and fork mode, and a bare fork (see
     _invocation_cost.py); with ``heavy``, in a worker that imported torch and transformers."""
     cmd = [sys.executable, str(ROOT / "bench" / "_invocation_cost.py"), str(n)]
+    # As the manager starts workers: one OpenMP thread (torch's pool would otherwise be a
+    # fork hazard, and fork mode would fall back to direct mode).
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
-        cmd + (["--heavy"] if heavy else []), capture_output=True, text=True, check=True
+        cmd + (["--heavy"] if heavy else []), capture_output=True, text=True, check=True, env=env
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -36,6 +36,7 @@ import ast
 import atexit
 import builtins
 import dataclasses
+import functools
 import gc
 import importlib
 import importlib.machinery
@@ -79,6 +80,9 @@ _SYS_VALUES = (
     "stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "excepthook",
     "displayhook", "breakpointhook", "unraisablehook", "dont_write_bytecode", "ps1", "ps2",
 )  # fmt: skip
+
+
+_LAST_EXCEPTION = ("last_type", "last_value", "last_traceback")
 
 
 @dataclass
@@ -200,13 +204,71 @@ def _become_invocation_process() -> None:
     """In a child just forked from the template process: lead a process group of its own
     (what the script starts in the background outlives the invocation, as under ``--executor
     local``; the worker's supervisor kills this group only when the worker is lost), die with
-    the template process and empty the inherited exit registries."""
+    the template process, empty the inherited exit registries and take a multiprocessing
+    authentication key of its own."""
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
     _die_with_parent()
     forget_inherited()
+    process = sys.modules.get("multiprocessing.process")
+    if process is not None:  # a fresh process's multiprocessing authkey is its own
+        try:
+            process.current_process().authkey = os.urandom(32)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _running_processes() -> list[Any]:
+    """The ``subprocess.Popen`` objects of running processes in this process (after a template
+    build: the servers it started)."""
+    subprocess = sys.modules.get("subprocess")
+    if subprocess is None:
+        return []
+    return [
+        obj
+        for obj in gc.get_objects()
+        # type(), not isinstance(): a deprecated proxy (torch.distributed.reduce_op) warns
+        # when asked for its __class__.
+        if issubclass(type(obj), subprocess.Popen) and obj.returncode is None
+    ]
+
+
+def _adopt_processes(processes: list[Any]) -> None:
+    """In a forked child: the template's processes are its parent's children, not its own, so
+    ``poll()`` would say they ended (``ECHILD``: status 0). Ask the kernel instead: running,
+    or ended with the status it keeps until the template process reaps them."""
+    for proc in processes:
+        proc._internal_poll = functools.partial(_foreign_poll, proc)
+        proc._wait = functools.partial(_foreign_wait, proc)
+
+
+def _foreign_poll(proc: Any, _deadstate: Any = None, **_: Any) -> Optional[int]:
+    if proc.returncode is not None:
+        return proc.returncode
+    try:
+        with open(f"/proc/{proc.pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:  # reaped by the template process: ended, status unknown (as on ECHILD)
+        proc.returncode = 0
+        return 0
+    if fields[0] not in (b"Z", b"X"):
+        return None
+    status = int(fields[49]) if len(fields) > 49 else 0  # exit_code, as waitpid reports it
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode
+
+
+def _foreign_wait(proc: Any, timeout: Optional[float] = None) -> int:
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        code = _foreign_poll(proc)
+        if code is not None:
+            return code
+        if deadline is not None and time.monotonic() >= deadline:
+            raise sys.modules["subprocess"].TimeoutExpired(proc.args, timeout)
+        time.sleep(0.02)
 
 
 def _die_with_parent() -> None:
@@ -325,6 +387,8 @@ class Isolation:
         self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
         self.link = link
         self.seeds = Seeds()
+        self.processes: list[Any] = []
+        """The ``subprocess.Popen`` objects of processes the templates started (a server)."""
         self.on_child = link.set_invocation_group if link is not None else _ignore
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
@@ -350,11 +414,18 @@ class Isolation:
             return self.run_forked(script)
         return self.run_direct(script)
 
-    def state_changed(self, template: str = "", seeded: frozenset[str] = frozenset()) -> None:
+    def state_changed(
+        self,
+        template: str = "",
+        seeded: frozenset[str] = frozenset(),
+        from_os: tuple[Any, ...] = (),
+    ) -> None:
         """The template process changed (``template`` was built; ``seeded``: the generators
-        its build seeded with a fixed seed, :mod:`._seeds`): a spare child forked before holds
-        the old state, and direct mode's baseline is out of date."""
-        self.seeds.built(template, seeded)
+        its build seeded with a fixed seed, ``from_os``: the generator objects it made from the
+        OS, :mod:`._seeds`): a spare child forked before holds the old
+        state, and direct mode's baseline is out of date."""
+        self.seeds.built(template, seeded, from_os)
+        self.processes = _running_processes()
         self._discard_spare()
         self.pristine = None
 
@@ -490,6 +561,7 @@ class Isolation:
         status = 0
         try:
             _become_invocation_process()
+            _adopt_processes(self.processes)
             payload = _receive(control, None)
             os.close(control)
             if payload is None:
@@ -582,6 +654,9 @@ def _print_uncaught(script_path: str) -> None:
     if etype is None or value is None:
         return
     value.__traceback__ = tb  # the hook prints the exception's own traceback
+    # As the interpreter does before calling the hook: what atexit handlers and post-mortem
+    # tools read (direct mode takes them away again, _LAST_EXCEPTION).
+    sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
     try:
         sys.excepthook(etype, value, tb)
     except BaseException:  # noqa: BLE001 - a broken hook: as the interpreter, say so
@@ -721,6 +796,8 @@ class ProcessSnapshot:
         self.sys_lists = {name: list(getattr(sys, name)) for name in _SYS_LISTS}
         self.sys_values = {name: getattr(sys, name) for name in _SYS_VALUES if hasattr(sys, name)}
         self.linecache = dict(linecache.cache)  # a cache of files' lines, as a fresh job's
+        self.authkey: Optional[bytes] = None
+        self.last_exception = {n: getattr(sys, n) for n in _LAST_EXCEPTION if hasattr(sys, n)}
         self.recursion_limit = sys.getrecursionlimit()
         self.int_digits = sys.get_int_max_str_digits()
         self.trace, self.profile = sys.gettrace(), sys.getprofile()
@@ -759,6 +836,10 @@ class ProcessSnapshot:
         # what the script starts inherits that, not SIG_IGN (put back after a direct run).
         signal.signal(signal.SIGINT, signal.default_int_handler)
         self.iso.seeds.start(script.template)
+        process = sys.modules.get("multiprocessing.process")
+        if process is not None and not self.in_child:  # a fresh process's key is its own
+            self.authkey = process.current_process().authkey
+            process.current_process().authkey = os.urandom(32)
         os.environ.update(job_environment(script.snakemake))
         tempfile: Any = sys.modules.get("tempfile")
         if tempfile is not None:  # a fresh process has not cached a temporary folder yet
@@ -832,6 +913,13 @@ class ProcessSnapshot:
             _flush(stream)
         for name, value in self.sys_values.items():
             setattr(sys, name, value)
+        for name in _LAST_EXCEPTION:
+            if name in self.last_exception:
+                setattr(sys, name, self.last_exception[name])
+            elif hasattr(sys, name):
+                delattr(sys, name)
+        if self.authkey is not None:
+            sys.modules["multiprocessing.process"].current_process().authkey = self.authkey
         # linecache never looks at a file again once cached: what the job (its warnings, its
         # tracebacks, its own getline) cached goes, or the next job could read stale lines.
         linecache.cache.clear()

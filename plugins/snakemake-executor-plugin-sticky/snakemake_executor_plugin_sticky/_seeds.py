@@ -7,11 +7,16 @@ template chose (``torch.manual_seed(0)`` before initialising a model, ``transfor
 A sticky invocation starts from the same place: a generator the template seeded with a fixed
 seed starts from its state right after the build; any other is seeded afresh from the OS.
 
-Which generators the template seeded is recorded while it loads and builds, not guessed from
-the states: the generators' seeding functions (and their ``set_state``) are wrapped for that
-time (also in modules the build imports), and a call with a seed (not ``None``) marks its
-generator; libraries' helpers (``transformers.set_seed``, ``lightning.seed_everything``) call
-them.
+Which generators the template left seeded is recorded while it loads and builds, not guessed
+from the states: the generators' functions are wrapped for that time (also in modules the build
+imports; libraries' helpers such as ``transformers.set_seed`` call them), and the last call that
+sets a generator decides: a seed (not ``None``) makes it fixed, a seed from the OS
+(``random.seed()``, ``torch.seed()``) makes it random again, and setting a state back makes it
+what it was when that state was read (the "temporary seed" idiom: read the state, seed, draw,
+set the state back, leaves it random), or fixed for a state from elsewhere (a checkpoint). A
+change of torch's seed through another way (``torch.default_generator.manual_seed``) is seen
+by its ``initial_seed()``. Not seen: a seed computed per process (``os.getpid()``,
+``os.urandom``), which then counts as fixed.
 """
 
 import builtins
@@ -28,8 +33,11 @@ class Generator:
 
     name: str
     modules: tuple[str, ...]
-    """The modules whose ``seeders`` attributes seed it (re-exports included)."""
-    seeders: tuple[str, ...]
+    """The modules whose functions below set it (re-exports included)."""
+    seed: tuple[str, ...]
+    """Functions seeding it: fixed with a seed, from the OS with none (or ``None``)."""
+    os_seed: tuple[str, ...]
+    """Functions seeding it from the OS."""
     get_state: str
     set_state: str
     reseed: str
@@ -37,11 +45,12 @@ class Generator:
 
 
 GENERATORS = (
-    Generator("random", ("random",), ("seed", "setstate"), "getstate", "setstate", "seed"),
+    Generator("random", ("random",), ("seed",), (), "getstate", "setstate", "seed"),
     Generator(
         "numpy.random",
-        ("numpy.random",),
-        ("seed", "set_state"),
+        ("numpy.random", "numpy.random.mtrand"),
+        ("seed",),
+        (),
         "get_state",
         "set_state",
         "seed",
@@ -49,7 +58,8 @@ GENERATORS = (
     Generator(
         "torch",
         ("torch", "torch.random"),
-        ("manual_seed", "set_rng_state"),
+        ("manual_seed",),
+        ("seed",),
         "get_rng_state",
         "set_rng_state",
         "seed",
@@ -62,10 +72,16 @@ def _module(generator: Generator) -> Optional[ModuleType]:
 
 
 class SeedWatch:
-    """Around a template's load and build: which generators it seeded with a fixed seed."""
+    """Around a template's load and build: which generators it left seeded with a fixed
+    seed (:attr:`seeded`, once the watch is over)."""
 
     def __init__(self) -> None:
         self.seeded: set[str] = set()
+        self.from_os: list[Any] = []
+        """Generator objects the build made from the OS."""
+        self._fixed: dict[str, bool] = {}  # generator -> fixed after its last setting
+        self._read: list[tuple[str, Any, bool]] = []  # states read: generator, state, fixed
+        self._torch_seed: Optional[int] = None  # torch.initial_seed() after the last call
         self._patched: list[tuple[ModuleType, str, Any, Any]] = []
         self._saved_import: Any = None
         self._active = False
@@ -87,40 +103,122 @@ class SeedWatch:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._active = False
         if self._saved_import is not None:
             builtins.__import__ = self._saved_import
             self._saved_import = None
         self._patch_loaded()  # modules imported through importlib since the last import
+        self._torch_seen_directly()
+        self._active = False
         for module, attr, original, wrapper in self._patched:
             if getattr(module, attr, None) is wrapper:
                 setattr(module, attr, original)
         self._patched.clear()
+        self.seeded = {name for name, fixed in self._fixed.items() if fixed}
 
     def _patch_loaded(self) -> None:
         done = {(id(m), a) for m, a, _, _ in self._patched}
+        self._patch_makers(done)
         for generator in GENERATORS:
+            kinds = [(attr, "seed") for attr in generator.seed]
+            kinds += [(attr, "os") for attr in generator.os_seed]
+            kinds += [(generator.set_state, "set"), (generator.get_state, "get")]
             for name in generator.modules:
                 module = sys.modules.get(name)
                 if module is None:
                     continue
-                for attr in generator.seeders:
+                if generator.name == "torch" and self._torch_seed is None:
+                    self._torch_seed = _initial_seed(module)
+                for attr, kind in kinds:
                     original = getattr(module, attr, None)
                     if original is None or (id(module), attr) in done:
                         continue
-                    wrapper = self._wrap(generator.name, original)
+                    wrapper = self._wrap(generator.name, kind, original)
                     setattr(module, attr, wrapper)
                     self._patched.append((module, attr, original, wrapper))
+                    done.add((id(module), attr))
 
-    def _wrap(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        def seeding(*args: Any, **kwargs: Any) -> Any:
-            seed = args[0] if args else kwargs.get("seed", kwargs.get("a"))
-            if self._active and seed is not None:
-                self.seeded.add(name)
-            return original(*args, **kwargs)
+    def _wrap(self, name: str, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            if self._active:
+                self._note(name, kind, args[0] if args else next(iter(kwargs.values()), None))
+                self._note_result(name, kind, result)
+            return result
 
-        seeding.__wrapped__ = original  # type: ignore[attr-defined]
-        return seeding
+        watched.__wrapped__ = original  # type: ignore[attr-defined]
+        return watched
+
+    def _patch_makers(self, done: set[tuple[int, str]]) -> None:
+        """Generator objects made from the OS (``random.Random()``,
+        ``numpy.random.default_rng()``): a fresh job's are its own, so each invocation
+        reseeds the template's (:meth:`Seeds.start`)."""
+        random_module = sys.modules.get("random")
+        cls = getattr(random_module, "Random", None)
+        if cls is not None and (id(cls), "seed") not in done:
+            original = cls.seed
+
+            def seed(obj: Any, *args: Any, **kwargs: Any) -> Any:
+                if self._active:
+                    value = args[0] if args else kwargs.get("a")
+                    self._note_object(obj, value is None)
+                return original(obj, *args, **kwargs)
+
+            cls.seed = seed
+            self._patched.append((cls, "seed", original, seed))
+            done.add((id(cls), "seed"))
+        numpy_random = sys.modules.get("numpy.random")
+        make = getattr(numpy_random, "default_rng", None)
+        if (
+            numpy_random is not None
+            and make is not None
+            and (id(numpy_random), "default_rng") not in done
+        ):
+
+            def default_rng(*args: Any, **kwargs: Any) -> Any:
+                made = make(*args, **kwargs)
+                if self._active and (args[0] if args else kwargs.get("seed")) is None:
+                    self._note_object(made, True)
+                return made
+
+            numpy_random.default_rng = default_rng  # type: ignore[attr-defined]
+            self._patched.append((numpy_random, "default_rng", make, default_rng))
+            done.add((id(numpy_random), "default_rng"))
+
+    def _note_object(self, obj: Any, from_os: bool) -> None:
+        # Held, not weakly referenced: numpy's Generator takes no weak references, and the
+        # objects are small.
+        self.from_os = [o for o in self.from_os if o is not obj]
+        if from_os:
+            self.from_os.append(obj)
+
+    def _note(self, name: str, kind: str, value: Any) -> None:
+        if kind == "seed":
+            self._fixed[name] = value is not None
+        elif kind == "os":
+            self._fixed[name] = False
+        elif kind == "set":
+            read = next((fixed for n, state, fixed in self._read if state is value), None)
+            self._fixed[name] = True if read is None else read
+
+    def _note_result(self, name: str, kind: str, result: Any) -> None:
+        if kind == "get":
+            self._read.append((name, result, self._fixed.get(name, False)))
+        if name == "torch":
+            self._torch_seed = _initial_seed(sys.modules.get("torch"))
+
+    def _torch_seen_directly(self) -> None:
+        """torch's seed changed since the last wrapped call: set through another way
+        (``torch.default_generator.manual_seed``), which counts as fixed."""
+        now = _initial_seed(sys.modules.get("torch"))
+        if now is not None and self._torch_seed is not None and now != self._torch_seed:
+            self._fixed["torch"] = True
+
+
+def _initial_seed(torch: Optional[ModuleType]) -> Optional[int]:
+    try:
+        return int(torch.initial_seed()) if torch is not None else None
+    except Exception:  # noqa: BLE001 - a broken or partial torch
+        return None
 
 
 class Seeds:
@@ -128,10 +226,13 @@ class Seeds:
 
     def __init__(self) -> None:
         self.kept: dict[str, dict[str, Any]] = {}
+        self.from_os: dict[str, list[Any]] = {}
 
-    def built(self, template: str, seeded: Collection[str]) -> None:
-        """``template`` was built (``seeded``: what its build seeded with a fixed seed): keep
-        those generators' states as the build left them."""
+    def built(self, template: str, seeded: Collection[str], from_os: Collection[Any] = ()) -> None:
+        """``template`` was built (``seeded``: what its build seeded with a fixed seed;
+        ``from_os``: the generator objects it made from the OS): keep those
+        generators' states as the build left them."""
+        self.from_os[template] = list(from_os)
         kept = self.kept[template] = {}
         for generator in GENERATORS:
             module = _module(generator)
@@ -146,6 +247,8 @@ class Seeds:
         """At a run of the script of a job of ``template``: each generator its build seeded as
         the build left it, every other loaded one seeded afresh from the OS."""
         kept = self.kept.get(template or "", {})
+        for obj in self.from_os.get(template or "", ()):
+            _reseed_object(obj)
         for generator in GENERATORS:
             module = _module(generator)
             if module is None:
@@ -153,7 +256,34 @@ class Seeds:
             try:
                 if generator.name in kept:
                     getattr(module, generator.set_state)(kept[generator.name])
+                elif generator.name == "torch" and not _cuda_initialized(module):
+                    # torch.seed() also reseeds every accelerator's generators, lazily, by
+                    # capturing a stack trace each (ms per invocation): the CPU one is all
+                    # there is until CUDA is initialised.
+                    module.default_generator.seed()
                 else:
                     getattr(module, generator.reseed)()
             except Exception:  # noqa: BLE001 - a broken library: its generator as it is
                 pass
+
+
+def _reseed_object(obj: Any) -> None:
+    """A generator object seeded afresh from the OS, as a fresh job's own would be."""
+    if obj is None:
+        return
+    try:
+        bit_generator = getattr(obj, "bit_generator", None)
+        if bit_generator is not None:  # numpy.random.Generator
+            bit_generator.state = type(bit_generator)().state
+        else:  # random.Random
+            obj.seed()
+    except Exception:  # noqa: BLE001 - a generator that cannot be reseeded: as it is
+        pass
+
+
+def _cuda_initialized(torch: ModuleType) -> bool:
+    cuda = getattr(torch, "cuda", None)
+    try:
+        return bool(cuda is not None and cuda.is_initialized())
+    except Exception:  # noqa: BLE001
+        return False

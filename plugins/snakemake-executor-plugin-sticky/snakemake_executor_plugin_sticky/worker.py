@@ -66,6 +66,11 @@ class StateHolder:
         self.states: dict[str, BuiltState] = {}
         self.failed: dict[str, TemplateBuildError] = {}
         self.current_template: Optional[str] = None
+        self.build_cwd: dict[str, str] = {}
+        """Where a template's build left the working directory, where it moved it: a fresh
+        job that builds the template (``stickyinvoc.state``) goes on there."""
+        self.looked_up: set[str] = set()
+        """The templates the running invocation asked for (``stickyinvoc.state``)."""
 
     def get(self, name: str, templates_file: str) -> tuple[Any, Optional[BuiltState]]:
         """Return (state, freshly built record or None); raise TemplateBuildError."""
@@ -82,17 +87,29 @@ class StateHolder:
         if name not in found:
             error = TemplateNotFoundError(name, Path(templates_file), sorted(found))
             raise TemplateBuildError(name, str(error))
+        cwd = os.getcwd()
         try:
             built = build_state(name, found[name])
         except TemplateBuildError as e:
             self.failed[name] = e
             raise
+        finally:
+            moved = os.getcwd()
+            if moved != cwd:  # the invocations start where Snakemake's jobs start
+                self.build_cwd[name] = moved
+                os.chdir(cwd)
         self.states[name] = built
         return built.value, built
 
     def lookup(self, name: str) -> Any:
-        """What ``stickyinvoc.state()`` returns inside this worker."""
+        """What ``stickyinvoc.state()`` returns inside this worker; the first call of an
+        invocation moves it where the build moved the working directory, as the build does
+        in a fresh job."""
         if name in self.states:
+            if name not in self.looked_up:
+                self.looked_up.add(name)
+                if name in self.build_cwd:
+                    os.chdir(self.build_cwd[name])
             return self.states[name].value
         raise access.TemplateError(
             f"sticky template {name!r} is not built in this worker; this invocation runs "
@@ -216,6 +233,7 @@ class Worker:
 
     def run(self, inv: Invoke) -> InvocationDone:
         self.holder.current_template = inv.template
+        self.holder.looked_up = set()
         resolve_node_tmpdir(inv.snakemake)
         try:
             with SeedWatch() as seeds:  # which generators the template seeds (_seeds)
@@ -224,7 +242,9 @@ class Worker:
             self.send(StateFailed(inv.template, e.formatted_traceback))
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
         if built is not None:
-            self.isolation.state_changed(inv.template, frozenset(seeds.seeded))
+            self.isolation.state_changed(
+                inv.template, frozenset(seeds.seeded), tuple(seeds.from_os)
+            )
             self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
             direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
             self.send(StateBuilt(inv.template, built.build_seconds, direct_because=direct))

@@ -774,6 +774,8 @@ _CASES = [
             "freeze",
             "gc.freeze() if VALUE % 2 else gc.unfreeze()",
             "gc.get_freeze_count() > 0",
+            unreadable="gc.get_freeze_count() walks every frozen object (20 ms after every "
+            "invocation of a torch worker), and the worker freezes the template's objects itself",
             differs="the template's objects are frozen (gc.freeze; before the fork, as the gc "
             "documentation advises), so that collections skip them (fork: without copying "
             "their pages)",

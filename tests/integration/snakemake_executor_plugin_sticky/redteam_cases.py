@@ -1,11 +1,14 @@
-"""The independent red team's cases for the sticky contract (issue 25), kept as written.
+"""The independent red teams' cases for the sticky contract (issue 25), kept as written.
 
-A helper that saw only README.md and docs/sticky.md (not the code, not the tests) wrote 66
-scripts a real workflow could contain on which sticky and ``--executor local`` might differ;
-each case is a rule of 3 jobs (5 for ``exit_codes``) chained through their inputs so that they
-run in order on one worker. ``test_redteam.py`` runs them all, fork mode and direct mode,
-against ``--executor local``. First pass (before the fixes of this issue): 28 differed, 11 in
-fork mode (one hang) and 25 in direct mode.
+Round 1: a helper that saw only README.md and docs/sticky.md (not the code, not the tests)
+wrote 66 scripts a real workflow could contain on which sticky and ``--executor local`` might
+differ. First pass (before the fixes of this issue): 28 differed, 11 in fork mode (one hang) and
+25 in direct mode. Round 2: a second helper, the same brief, the docs after round 1's fixes,
+asked for the newer parts (how generators start, one template per worker, the temporary
+script, the exit sequence): 30 more cases (below the round-2 line). Each case is a rule of 3
+jobs (5 for ``exit_codes``) chained through their inputs so that they run in order on one
+worker; ``test_redteam.py`` runs them all, fork mode and direct mode, against
+``--executor local``.
 
 ``case(name, description, script, build=..., n=3, chain=True, extra=rule lines, files=...,
 header=True, resources=...)``: ``script`` follows ``HEADER`` (``st`` the template's state,
@@ -1095,5 +1098,870 @@ open(OUT, "w").write(f"{r}\\n")
     build="""
 import torch
 return {"calls": 0}
+""",
+)
+
+
+# ==================================================================================
+# Round 2: a second red team (the same brief, the docs after this issue's fixes): 30 cases.
+# ====================================================================== random generators
+case(
+    "template_temporary_seed_restored",
+    "template seeds random/numpy only inside a save-seed-restore block (temp_seed idiom), leaving the OS-random streams: a seed() recorded during the build must not make every job replay the same draws",
+    """
+import os, random
+import numpy as np
+SIDE = "side/template_temporary_seed_restored"
+os.makedirs(SIDE, exist_ok=True)
+cur = {
+    "py": repr([random.random() for _ in range(4)]),
+    "np": repr(np.random.random(4).tolist()),
+}
+lines = [f"weights={np.round(st['weights'], 6).tolist()} order={st['order']}"]
+for name, val in cur.items():
+    with open(f"{SIDE}/{name}_{k}.txt", "w") as f:
+        f.write(val)
+    if k > 1:
+        prev = open(f"{SIDE}/{name}_{k - 1}.txt").read()
+        lines.append(f"{name}: same_draws_as_previous_job={val == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join(lines) + "\\n")
+""",
+    build="""
+import random
+import numpy as np
+py_state = random.getstate()
+np_state = np.random.get_state()
+random.seed(1234)
+np.random.seed(1234)
+weights = np.random.standard_normal(8)
+order = random.sample(range(100), 5)
+random.setstate(py_state)      # put the global streams back as they were
+np.random.set_state(np_state)
+return {"weights": weights, "order": order}
+""",
+)
+
+case(
+    "template_seed_then_reseed_os",
+    "template seeds random/numpy/torch with 0 for a deterministic init, then re-randomises them (random.seed(), np.random.seed(), torch.seed()); jobs must get fresh draws, not the build's final state replayed",
+    """
+import os, random
+import numpy as np
+import torch
+SIDE = "side/template_seed_then_reseed_os"
+os.makedirs(SIDE, exist_ok=True)
+cur = {
+    "py": repr([random.random() for _ in range(3)]),
+    "np": repr(np.random.random(3).tolist()),
+    "torch": repr(torch.rand(3).tolist()),
+}
+w = st["layer"].weight.detach()
+lines = [f"init_weight_sum={round(float(w.sum()), 6)} perm={st['perm']}"]
+for name, val in cur.items():
+    with open(f"{SIDE}/{name}_{k}.txt", "w") as f:
+        f.write(val)
+    if k > 1:
+        prev = open(f"{SIDE}/{name}_{k - 1}.txt").read()
+        lines.append(f"{name}: same_draws_as_previous_job={val == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join(lines) + "\\n")
+""",
+    build="""
+import random
+import numpy as np
+import torch
+random.seed(0)
+np.random.seed(0)
+torch.manual_seed(0)
+layer = torch.nn.Linear(4, 2)
+perm = np.random.permutation(10).tolist()
+# deterministic init done; re-randomise the global streams for sampling
+random.seed()
+np.random.seed()
+torch.seed()
+return {"layer": layer, "perm": perm}
+""",
+)
+
+case(
+    "template_seeds_from_pid_or_urandom",
+    "template seeds with per-process values (np.random.seed(os.getpid()), random.seed(os.urandom(16)), torch.manual_seed(urandom)): each fresh job gets a different stream; a seed call with an argument is not a 'fixed seed'",
+    """
+import os, random
+import numpy as np
+import torch
+SIDE = "side/template_seeds_from_pid_or_urandom"
+os.makedirs(SIDE, exist_ok=True)
+cur = {
+    "np": repr(np.random.random(3).tolist()),
+    "py": repr([random.random() for _ in range(3)]),
+    "torch": repr(torch.rand(3).tolist()),
+}
+lines = []
+for name, val in cur.items():
+    with open(f"{SIDE}/{name}_{k}.txt", "w") as f:
+        f.write(val)
+    if k > 1:
+        prev = open(f"{SIDE}/{name}_{k - 1}.txt").read()
+        lines.append(f"{name}: same_draws_as_previous_job={val == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join([f"job {k}"] + lines) + "\\n")
+""",
+    build="""
+import os, random
+import numpy as np
+import torch
+np.random.seed(os.getpid() % 2**32)          # 'a different stream per process' idiom
+random.seed(os.urandom(16))
+torch.manual_seed(int.from_bytes(os.urandom(8), "little") % 2**63)
+return {"calls": 0}
+""",
+)
+
+case(
+    "template_restores_rng_checkpoint",
+    "template resumes RNG state from a checkpoint with random.setstate / np.random.set_state / torch.set_rng_state (no seed() call): every fresh job starts on that fixed state, so sticky must not reseed these from the OS",
+    """
+import random
+import numpy as np
+import torch
+py = [random.random() for _ in range(3)]
+npd = np.random.random(3).tolist()
+td = torch.rand(3).tolist()
+r = random.Random(123)
+exp_py = [r.random() for _ in range(3)]
+exp_np = np.random.RandomState(123).random_sample(3).tolist()
+exp_t = torch.rand(3, generator=torch.Generator().manual_seed(123)).tolist()
+with open(OUT, "w") as f:
+    f.write(f"py={py} matches_checkpoint={py == exp_py}\\n")
+    f.write(f"np={npd} matches_checkpoint={npd == exp_np}\\n")
+    f.write(f"torch={td} matches_checkpoint={td == exp_t}\\n")
+""",
+    build="""
+import random
+import numpy as np
+import torch
+ckpt = {  # RNG states as a training checkpoint stores them (made deterministic here)
+    "py": random.Random(123).getstate(),
+    "np": np.random.RandomState(123).get_state(),
+    "torch": torch.Generator().manual_seed(123).get_state(),
+}
+random.setstate(ckpt["py"])
+np.random.set_state(ckpt["np"])
+torch.set_rng_state(ckpt["torch"])
+return {"calls": 0}
+""",
+)
+
+case(
+    "seed_via_alias_paths",
+    "template seeds through other entry points than torch.manual_seed / np.random.seed: torch.default_generator.manual_seed(11) and numpy.random.mtrand.seed(11); a fresh job replays the seeded streams, so sticky must record these as fixed seeds too",
+    """
+import numpy as np
+import torch
+td = torch.rand(3).tolist()
+npd = np.random.random(3).tolist()
+exp_t = torch.rand(3, generator=torch.Generator().manual_seed(11)).tolist()
+exp_np = np.random.RandomState(11).random_sample(3).tolist()
+with open(OUT, "w") as f:
+    f.write(f"torch={td} matches_seed_11={td == exp_t}\\n")
+    f.write(f"np={npd} matches_seed_11={npd == exp_np}\\n")
+""",
+    build="""
+import numpy as np
+import torch
+torch.default_generator.manual_seed(11)
+np.random.mtrand.seed(11)
+return {"calls": 0}
+""",
+)
+
+case(
+    "state_unseeded_generator_objects",
+    "state holds unseeded generator OBJECTS (np.random.default_rng(), RandomState(), random.Random()); fresh jobs each get OS entropy, but forked children all inherit the same generator state and draw identical numbers",
+    """
+import os
+SIDE = "side/state_unseeded_generator_objects"
+os.makedirs(SIDE, exist_ok=True)
+cur = {
+    "np_generator": repr(st["np_gen"].random(4).tolist()),
+    "np_randomstate": repr(st["np_legacy"].random_sample(4).tolist()),
+    "py_random": repr([st["py"].random() for _ in range(4)]),
+}
+lines = []
+for name, val in cur.items():
+    with open(f"{SIDE}/{name}_{k}.txt", "w") as f:
+        f.write(val)
+    if k > 1:
+        prev = open(f"{SIDE}/{name}_{k - 1}.txt").read()
+        lines.append(f"{name}: same_draws_as_previous_job={val == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join([f"job {k}"] + lines) + "\\n")
+""",
+    build="""
+import random
+import numpy as np
+return {
+    "np_gen": np.random.default_rng(),
+    "np_legacy": np.random.RandomState(),
+    "py": random.Random(),
+}
+""",
+)
+
+case(
+    "helper_module_generators",
+    "a workflow helper module imported by the template keeps module-level generators, one unseeded (noise) and one seeded (split); fresh jobs: noise differs per job, split identical; fork copies the noise state, direct mode advances the split",
+    """
+import os
+import wf_noise
+SIDE = "side/helper_module_generators"
+os.makedirs(SIDE, exist_ok=True)
+noise = repr(wf_noise.jitter(4).tolist())
+with open(f"{SIDE}/noise_{k}.txt", "w") as f:
+    f.write(noise)
+lines = [f"split={wf_noise.split(10).tolist()}"]
+if k > 1:
+    prev = open(f"{SIDE}/noise_{k - 1}.txt").read()
+    lines.append(f"noise: same_as_previous_job={noise == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join(lines) + "\\n")
+""",
+    build="""
+import os, sys
+sys.path.insert(0, os.path.abspath("wfhelpers"))
+import wf_noise
+return {"calls": 0}
+""",
+    files={
+        "wfhelpers/wf_noise.py": (
+            "import numpy as np\n"
+            "_JITTER = np.random.default_rng()      # unseeded: fresh noise per process\n"
+            "_SPLIT = np.random.default_rng(2024)   # seeded: the same split in every process\n"
+            "\n"
+            "def jitter(n):\n"
+            "    return _JITTER.normal(size=n)\n"
+            "\n"
+            "def split(n):\n"
+            "    return _SPLIT.permutation(n)\n"
+        )
+    },
+)
+
+case(
+    "template_full_determinism_helper",
+    "template calls transformers.enable_full_determinism(42) (seeds via set_seed, sets CUBLAS_WORKSPACE_CONFIG etc. in os.environ, deterministic algorithms); job and its subprocess must see the env vars, the flag and the seeded streams",
+    """
+import os, random, subprocess, sys
+import numpy as np
+import torch
+keys = ["CUBLAS_WORKSPACE_CONFIG", "CUDA_LAUNCH_BLOCKING", "FLASH_ATTENTION_DETERMINISTIC"]
+env = {key: os.environ.get(key) for key in keys}
+child = subprocess.run(
+    [sys.executable, "-c", "import os; print(os.environ.get('CUBLAS_WORKSPACE_CONFIG'))"],
+    capture_output=True, text=True,
+).stdout.strip()
+r = random.Random(42)
+py = [random.random() for _ in range(2)]
+npd = np.random.random(2).tolist()
+w = st["model"].weight.detach().flatten().tolist()
+with open(OUT, "w") as f:
+    f.write(f"env={env} subprocess_sees={child}\\n")
+    f.write(f"deterministic_algorithms={torch.are_deterministic_algorithms_enabled()}\\n")
+    f.write(f"py_matches_seed={py == [r.random(), r.random()]}\\n")
+    f.write(f"np_matches_seed={npd == np.random.RandomState(42).random_sample(2).tolist()}\\n")
+    f.write(f"init={[round(x, 6) for x in w]} torch_draw={[round(x, 6) for x in torch.rand(2).tolist()]}\\n")
+""",
+    build="""
+import torch
+from transformers import enable_full_determinism
+enable_full_determinism(42)
+model = torch.nn.Linear(3, 1)
+return {"model": model}
+""",
+)
+
+case(
+    "per_process_hash_and_authkey",
+    "str hash seed (set iteration order of strings) and multiprocessing authkey are per-process random in fresh jobs; forked children all share the worker's, so jobs see the same order/key as the previous job",
+    """
+import hashlib, os
+import multiprocessing as mp
+SIDE = "side/per_process_hash_and_authkey"
+os.makedirs(SIDE, exist_ok=True)
+words = [f"claim_{i:03d}" for i in range(200)]
+cur = {
+    "set_order": hashlib.sha256(",".join(set(words)).encode()).hexdigest(),
+    "authkey": hashlib.sha256(bytes(mp.current_process().authkey)).hexdigest(),
+}
+lines = []
+for name, val in cur.items():
+    with open(f"{SIDE}/{name}_{k}.txt", "w") as f:
+        f.write(val)
+    if k > 1:
+        prev = open(f"{SIDE}/{name}_{k - 1}.txt").read()
+        lines.append(f"{name}: same_as_previous_job={val == prev}")
+with open(OUT, "w") as f:
+    f.write("\\n".join([f"job {k}"] + lines) + "\\n")
+""",
+)
+
+# ====================================================================== how the template builds its state
+case(
+    "template_build_thread_env",
+    "with threads: 2, a fresh job builds the template under OMP_NUM_THREADS=2 (torch 2 threads); the worker builds under OMP_NUM_THREADS=1, so the state records other settings and float reductions computed at build differ in the last bits",
+    """
+import torch
+import numpy as np
+x = torch.randn(10_000_000, generator=torch.Generator().manual_seed(0))
+v = np.random.default_rng(0).standard_normal(2_000_000)
+with open(OUT, "w") as f:
+    f.write(f"build: OMP_NUM_THREADS={st['omp_env']} torch_threads={st['torch_threads']}\\n")
+    f.write(f"build: sum32={st['sum32']} dot={st['dot']}\\n")
+    f.write(f"job: torch_threads={torch.get_num_threads()} snakemake.threads={snakemake.threads}\\n")
+    f.write(f"job: sum32_equal_build={x.sum().item().hex() == st['sum32']} dot_equal_build={float(v @ v).hex() == st['dot']}\\n")
+""",
+    build="""
+import os
+import numpy as np
+import torch
+x = torch.randn(10_000_000, generator=torch.Generator().manual_seed(0))
+v = np.random.default_rng(0).standard_normal(2_000_000)
+return {
+    "omp_env": os.environ.get("OMP_NUM_THREADS"),
+    "torch_threads": torch.get_num_threads(),
+    "sum32": x.sum().item().hex(),   # chunked per intra-op thread
+    "dot": float(v @ v).hex(),       # BLAS ddot split per thread
+}
+""",
+    extra="    threads: 2\n",
+)
+
+case(
+    "template_chdir_build",
+    "template os.chdir()s into its model folder (loader code with relative paths) and leaves it there; in a fresh job the script continues in that folder and opens the vocab by its relative name",
+    """
+import os
+import stickyinvoc
+k = int(snakemake.wildcards.k)
+OUT = os.path.abspath(snakemake.output[0])
+WD = os.getcwd()
+st = stickyinvoc.state(snakemake)
+cwd_rel = os.path.relpath(os.getcwd(), WD)
+try:
+    with open(st["vocab_file"]) as f:
+        obs = f"vocab_words={len(f.read().split())}"
+except FileNotFoundError:
+    obs = "vocab_file not found from the job's cwd"
+with open(OUT, "w") as f:
+    f.write(f"cwd_relative_to_start={cwd_rel} {obs}\\n")
+""",
+    build="""
+import os
+os.makedirs("model_store", exist_ok=True)
+with open("model_store/vocab.txt", "w") as f:
+    f.write("alpha beta gamma delta\\n")
+os.chdir("model_store")
+return {"vocab_file": "vocab.txt"}
+""",
+    header=False,
+)
+
+case(
+    "template_tempdir_object_in_state",
+    "state holds a tempfile.TemporaryDirectory with the unpacked weights; its weakref.finalize (atexit=True) belongs to the template: running 'finalizers marked for exit' at a job's end must not delete it for the next job",
+    """
+with open(st["weights"]) as f:
+    w = [float(x) for x in f.read().split()]
+with open(OUT, "w") as f:
+    f.write(f"weights={w} sum={sum(w)}\\n")
+""",
+    build="""
+import os, tempfile
+tmp = tempfile.TemporaryDirectory(prefix="wfmodel-")
+with open(os.path.join(tmp.name, "weights.txt"), "w") as f:
+    f.write("0.25 0.5 0.25\\n")
+return {"tmp": tmp, "weights": os.path.join(tmp.name, "weights.txt")}
+""",
+)
+
+case(
+    "template_atexit_rmtree",
+    "template unpacks into tempfile.mkdtemp() and registers atexit.register(shutil.rmtree, d); running the template's atexit handlers at a job's end (instead of only the script's) deletes the next job's files",
+    """
+with open(st["labels"]) as f:
+    labels = f.read().split()
+with open(OUT, "w") as f:
+    f.write(f"labels={labels}\\n")
+""",
+    build="""
+import atexit, os, shutil, tempfile
+d = tempfile.mkdtemp(prefix="wfscratch-")
+with open(os.path.join(d, "labels.txt"), "w") as f:
+    f.write("SUPPORTS REFUTES NOT_ENOUGH_INFO\\n")
+atexit.register(shutil.rmtree, d, ignore_errors=True)
+return {"labels": os.path.join(d, "labels.txt")}
+""",
+)
+
+case(
+    "template_yield_in_with_block",
+    "generator template yields inside `with TemporaryDirectory()`: if a forked child's exit closes its copy of the suspended generator (GeneratorExit) or runs the directory's finalizer, the shared directory is removed before the next job",
+    """
+with open(st["vocab"]) as f:
+    words = f.read().split()
+with open(OUT, "w") as f:
+    f.write(f"vocab={words}\\n")
+""",
+    build="""
+import os, tempfile
+with tempfile.TemporaryDirectory(prefix="wfunpack-") as d:
+    path = os.path.join(d, "vocab.txt")
+    with open(path, "w") as f:
+        f.write("a b c d\\n")
+    yield {"vocab": path}
+""",
+)
+
+case(
+    "template_server_popen_poll",
+    "template starts a helper server with subprocess.Popen and keeps the handle; the script health-checks it with poll(): in a forked child the server is not its child, waitpid fails with ECHILD and Popen reports returncode 0 (dead)",
+    """
+srv = st["server"]
+alive = srv.poll() is None
+with open(OUT, "w") as f:
+    f.write(f"server_alive={alive} returncode={srv.returncode}\\n")
+""",
+    build="""
+import subprocess, sys
+server = subprocess.Popen(
+    [sys.executable, "-c", "import sys\\nfor _ in sys.stdin: pass\\n"],  # runs until its stdin closes
+    stdin=subprocess.PIPE,
+)
+try:
+    yield {"server": server}
+finally:
+    server.stdin.close()
+    server.wait(timeout=30)
+""",
+)
+
+case(
+    "template_threadpool_in_state",
+    "template keeps a warmed-up ThreadPoolExecutor in its state (its threads run: direct mode); emulating the interpreter's exit (concurrent.futures' _python_exit / global shutdown flag) after job 1 would make later submits fail",
+    """
+try:
+    squares = list(st["pool"].map(lambda x: x * x, range(5)))
+    obs = f"squares={squares}"
+except RuntimeError as e:
+    obs = f"pool refused work: {e}"
+with open(OUT, "w") as f:
+    f.write(obs + "\\n")
+""",
+    build="""
+from concurrent.futures import ThreadPoolExecutor
+pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tok")
+pool.submit(sum, [1, 2, 3]).result()   # warm-up: the pool's threads are now running
+return {"pool": pool}
+""",
+)
+
+case(
+    "template_excepthook",
+    "template installs a crash-report sys.excepthook (writes type, message and traceback depth to $WF_CRASH_REPORT, then chains to sys.__excepthook__); job 2 raises: the hook must run and see only the script's frames",
+    """
+import os
+os.environ["WF_CRASH_REPORT"] = LOG
+with open(LOG, "w") as f:
+    f.write(f"job {k} starts\\n")
+
+def load_batch(i):
+    raise ValueError(f"batch {i} is corrupt")
+
+if k == 2:
+    load_batch(k)
+with open(OUT, "w") as f:
+    f.write("ok\\n")
+""",
+    build="""
+import os, sys, traceback
+def crash_report(exc_type, exc, tb):
+    path = os.environ.get("WF_CRASH_REPORT")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"crash report: {exc_type.__name__}: {exc}\\n")
+            for fr in traceback.extract_tb(tb):
+                f.write(f"  at {os.path.basename(fr.filename)}:{fr.lineno} in {fr.name}\\n")
+    sys.__excepthook__(exc_type, exc, tb)
+sys.excepthook = crash_report
+return {"calls": 0}
+""",
+)
+
+case(
+    "joblib_loky_in_template",
+    "template warms joblib's reusable loky process pool (sklearn n_jobs idiom); a fresh job's tasks run in pool processes that only that job used, but a long-lived pool carries per-process state (and, forked, may hang)",
+    """
+import time
+from joblib import Parallel, delayed
+
+def tag(job):
+    import json  # any installed module serves as per-process scratch space
+    prev = getattr(json, "_wf_last_job", None)
+    json._wf_last_job = job
+    time.sleep(0.05)
+    return prev
+
+seen = Parallel(n_jobs=2, backend="loky")(delayed(tag)(k) for _ in range(8))
+stale = sorted({v for v in seen if v is not None and v != k})
+with open(OUT, "w") as f:
+    f.write(f"tags_from_earlier_jobs={stale}\\n")
+""",
+    build="""
+import math
+from joblib import Parallel, delayed
+Parallel(n_jobs=2, backend="loky")(delayed(math.sqrt)(i) for i in range(4))
+return {"calls": 0}
+""",
+)
+
+# ====================================================================== running from the temporary script
+case(
+    "stack_depth_at_top_level",
+    "provenance code inspects the call stack at top level (len(inspect.stack()), f_back, outermost frame, traceback.print_stack to the log): a fresh script is the outermost frame; worker frames above it would show",
+    """
+import inspect, os, sys, traceback
+
+def here():
+    return len(inspect.stack())
+
+stack = inspect.stack()
+outer = stack[-1]
+with open(OUT, "w") as f:
+    f.write(f"depth={len(stack)} depth_in_helper={here()}\\n")
+    f.write(f"f_back_is_none={sys._getframe().f_back is None}\\n")
+    f.write(f"outermost={os.path.basename(outer.filename)}:{outer.function}\\n")
+    f.write(f"format_stack_entries={len(traceback.format_stack())}\\n")
+with open(LOG, "w") as f:
+    traceback.print_stack(file=f)
+""",
+)
+
+case(
+    "warning_stacklevel_overshoot",
+    "deprecation helper uses warnings.warn(stacklevel=3) and a top-level warn(stacklevel=2): from the script's top level the stacklevel points past the outermost frame, so a fresh run reports 'sys:1'; worker frames would be named instead",
+    """
+import sys, warnings
+sys.stderr = open(LOG, "w")
+
+def old_api(x):
+    warnings.warn("old_api() is deprecated; use new_api()", FutureWarning, stacklevel=3)
+    return x
+
+old_api(1)
+
+def step(x):
+    return old_api(x)
+
+step(2)
+warnings.warn("top-level warning reported for the caller", UserWarning, stacklevel=2)
+with open(OUT, "w") as f:
+    f.write("done\\n")
+sys.stderr.flush()
+""",
+)
+
+case(
+    "main_module_identity",
+    "script relies on being the real __main__ module: sys.modules['__main__'] is its namespace, __builtins__ is the builtins module, typing.get_type_hints resolves string annotations, doctest.testmod() finds its docstrings, inspect.getfile(cls) works",
+    """
+import dataclasses, doctest, inspect, os, sys, typing
+
+@dataclasses.dataclass
+class Batch:
+    '''A batch of claims.
+
+    >>> Batch("b1", 3).size
+    3
+    '''
+    name: "str"
+    size: "int"
+    parent: "typing.Optional[Batch]" = None
+
+def double(x):
+    '''
+    >>> double(21)
+    42
+    '''
+    return 2 * x
+
+def attempt(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+
+main = sys.modules["__main__"]
+with open(OUT, "w") as f:
+    f.write(f"main_dict_is_globals={main.__dict__ is globals()}\\n")
+    f.write(f"builtins_type={type(__builtins__).__name__}\\n")
+    f.write(f"type_hints={attempt(lambda: typing.get_type_hints(Batch))}\\n")
+    f.write(f"doctest={attempt(lambda: tuple(doctest.testmod()))}\\n")
+    f.write(f"getfile={attempt(lambda: os.path.basename(inspect.getfile(Batch)))}\\n")
+    f.write(f"getmodule={attempt(lambda: inspect.getmodule(double).__name__)}\\n")
+""",
+)
+
+case(
+    "thread_and_process_default_names",
+    "default names come from per-process counters (Thread-1 (target), Timer Thread-2, ThreadPoolExecutor-0_0, Process-1) and logging's %(processName)s/%(threadName)s/stack_info; a forked worker's counters and stack are not a fresh process's",
+    """
+import logging, threading
+import multiprocessing as mp
+from concurrent.futures import ThreadPoolExecutor
+names = []
+
+def load_shard():
+    names.append(threading.current_thread().name)
+
+t = threading.Thread(target=load_shard)
+t.start(); t.join()
+timer = threading.Timer(0.01, load_shard)
+timer.start(); timer.join()
+with ThreadPoolExecutor(max_workers=1) as ex:
+    ex.submit(load_shard).result()
+p = mp.get_context("fork").Process(target=load_shard)  # named, not started
+with open(OUT, "w") as f:
+    f.write(f"threads={names}\\n")
+    f.write(f"process_obj={p.name} current_process={mp.current_process().name} parent_process={mp.parent_process()}\\n")
+    f.write(f"current_thread={threading.current_thread().name} main_thread={threading.main_thread().name}\\n")
+lg = logging.getLogger("wf.names")
+lg.propagate = False
+h = logging.FileHandler(LOG, mode="w")
+h.setFormatter(logging.Formatter("%(processName)s|%(threadName)s|%(filename)s:%(lineno)d|%(funcName)s|%(message)s"))
+lg.addHandler(h)
+lg.setLevel(logging.INFO)
+lg.info("job %d", k)
+
+def helper():
+    lg.info("inside helper")
+
+helper()
+lg.info("with stack", stack_info=True)
+h.close()
+""",
+)
+
+# ====================================================================== a fresh interpreter's exit
+case(
+    "atexit_registered_before_mp_import",
+    "atexit handler is registered BEFORE multiprocessing.util is first imported (Process.start): in a fresh run mp's exit function runs first (LIFO) and joins the child, so the handler sees exitcode 0 after 'child done'",
+    """
+import atexit, time
+
+def report():
+    with open(OUT, "a") as f:
+        f.write(f"atexit: child exitcode={p.exitcode}\\n")
+
+atexit.register(report)
+with open(OUT, "w") as f:
+    f.write("start\\n")
+import multiprocessing as mp
+
+def child():
+    time.sleep(0.7)
+    with open(OUT, "a") as f:
+        f.write("child done\\n")
+
+p = mp.get_context("fork").Process(target=child)
+p.start()
+""",
+)
+
+case(
+    "atexit_finalize_interleaving",
+    "atexit handlers and weakref.finalize share one LIFO exit list (finalize registers its hook at first use): a fresh run prints 'last, finalize, first' and never runs the atexit=False finalizer; a fixed 'atexit then finalize' order differs",
+    """
+import atexit, weakref
+
+def note(tag):
+    with open(OUT, "a") as f:
+        f.write(tag + "\\n")
+
+with open(OUT, "w") as f:
+    f.write(f"job {k}\\n")
+atexit.register(note, "atexit registered first")
+
+class Resource:
+    pass
+
+res_a = Resource()
+res_b = Resource()
+weakref.finalize(res_a, note, "finalize atexit=True")
+fin_b = weakref.finalize(res_b, note, "finalize atexit=False")
+fin_b.atexit = False
+atexit.register(note, "atexit registered last")
+""",
+)
+
+case(
+    "del_uses_builtin_at_exit",
+    "a Summary object's __del__ appends to the output via open() at interpreter exit; in a fresh interpreter module teardown has already cleared builtins (NameError, ignored), so no summary line; merely clearing the script's globals would write it",
+    """
+with open(OUT, "w") as f:
+    f.write("rows written\\n")
+
+class Summary:
+    def __init__(self):
+        self.rows = [k, k + 1]
+
+    def __del__(self):
+        with open(OUT, "a") as f:
+            f.write(f"summary: {len(self.rows)} rows\\n")
+
+summary = Summary()
+""",
+)
+
+case(
+    "unraisablehook_at_exit",
+    "script sets sys.unraisablehook to log failing __del__ cleanups; one object is deleted mid-script (logged), one lives until exit, where a fresh interpreter does not log it through the hook",
+    """
+import sys
+
+def hook(u):
+    with open(OUT, "a") as f:
+        f.write(f"unraisable {u.exc_type.__name__}: {u.exc_value}\\n")
+
+sys.unraisablehook = hook
+with open(OUT, "w") as f:
+    f.write("start\\n")
+
+class Handle:
+    def __init__(self, n):
+        self.n = n
+
+    def __del__(self):
+        raise RuntimeError(f"cleanup {self.n} failed")
+
+h1 = Handle(1)
+del h1
+h2 = Handle(2)
+""",
+)
+
+case(
+    "atexit_sees_last_exception",
+    "an atexit 'final status' hook checks sys.last_value, which a fresh interpreter sets when it prints the uncaught exception; job 2 raises, its log must say crashed with that exception",
+    """
+import atexit, sys
+
+def final_status():
+    last = getattr(sys, "last_value", None)
+    with open(LOG, "a") as f:
+        if last is None:
+            f.write("final status: clean\\n")
+        else:
+            f.write(f"final status: crashed: {type(last).__name__}: {last}\\n")
+
+atexit.register(final_status)
+with open(LOG, "w") as f:
+    f.write(f"job {k}\\n")
+if k == 2:
+    raise ValueError("batch 2 has 0 claims")
+with open(OUT, "w") as f:
+    f.write("ok\\n")
+""",
+)
+
+case(
+    "helper_module_open_writer",
+    "results are written through a helper module that lazily opens the output (64 KiB buffer) and never closes it, and log records sit in a MemoryHandler; a fresh exit flushes both (module teardown, logging.shutdown); clearing only the script's globals does not",
+    """
+import logging, logging.handlers, os, sys
+sys.path.insert(0, os.path.abspath("wfhelpers"))
+import wf_resultsink
+for i in range(5):
+    wf_resultsink.emit(OUT, f"row {k}.{i}\\n")
+target = logging.FileHandler(LOG, mode="w")
+target.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+buffered = logging.handlers.MemoryHandler(1000, flushLevel=logging.CRITICAL, target=target)
+lg = logging.getLogger("wf.sink")
+lg.propagate = False
+lg.setLevel(logging.INFO)
+lg.addHandler(buffered)
+for i in range(3):
+    lg.info("job %d step %d", k, i)
+""",
+    files={
+        "wfhelpers/wf_resultsink.py": (
+            "_fh = None\n"
+            "\n"
+            "def emit(path, line):\n"
+            "    global _fh\n"
+            "    if _fh is None:\n"
+            "        _fh = open(path, 'w', buffering=1 << 16)\n"
+            "    _fh.write(line)\n"
+        )
+    },
+)
+
+# ====================================================================== signals and children (fork-mode specifics)
+case(
+    "self_signal_handlers",
+    "graceful-stop drill: the script sends itself SIGUSR1/SIGTERM (handled by its own handlers, via os.kill and signal.raise_signal) and SIGINT (KeyboardInterrupt, caught); none of these may end or requeue the job",
+    """
+import os, signal, time
+got = []
+signal.signal(signal.SIGUSR1, lambda s, f: got.append("USR1"))
+signal.signal(signal.SIGTERM, lambda s, f: got.append("TERM"))
+os.kill(os.getpid(), signal.SIGUSR1)
+os.kill(os.getpid(), signal.SIGTERM)
+signal.raise_signal(signal.SIGUSR1)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(2)
+    got.append("no KeyboardInterrupt")
+except KeyboardInterrupt:
+    got.append("KeyboardInterrupt")
+with open(OUT, "w") as f:
+    f.write(f"received={got}\\n")
+""",
+)
+
+case(
+    "grandchild_signal_inheritance",
+    "what subprocesses inherit: SigIgn/SigBlk of the job and of a grep child, a python grandchild's handlers, return codes (false, exit 3, killed by TERM, os.system), wakeup fd and itimer; a worker's SIG_IGN/mask/SIGCHLD settings would leak",
+    """
+import os, signal, subprocess, sys
+
+def sig_lines(text):
+    return [l.replace("\\t", " ") for l in text.splitlines() if l.startswith(("SigIgn", "SigBlk"))]
+
+own = sig_lines(open("/proc/self/status").read())
+child = sig_lines(subprocess.run(["cat", "/proc/self/status"], capture_output=True, text=True).stdout)
+probe = (
+    "import signal\\n"
+    "names = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGPIPE', 'SIGCHLD', 'SIGUSR1']\\n"
+    "print([(n, str(signal.getsignal(getattr(signal, n)))) for n in names])\\n"
+)
+py = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
+codes = [
+    subprocess.run(["false"]).returncode,
+    subprocess.run(["sh", "-c", "exit 3"]).returncode,
+    subprocess.run(["sh", "-c", "kill -TERM $$"]).returncode,
+    os.waitstatus_to_exitcode(os.system("exit 7")),
+]
+wakeup = signal.set_wakeup_fd(-1)
+if wakeup != -1:
+    signal.set_wakeup_fd(wakeup)
+with open(OUT, "w") as f:
+    f.write(f"job: {own}\\n")
+    f.write(f"child: {child}\\n")
+    f.write(f"python grandchild: {py}\\n")
+    f.write(f"return codes: {codes}\\n")
+    f.write(f"wakeup_fd_set={wakeup != -1} itimer_real={signal.getitimer(signal.ITIMER_REAL)}\\n")
+    f.write(f"blocked={sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))}\\n")
 """,
 )

@@ -30,6 +30,40 @@ def test_a_seed_with_a_value_marks_its_generator_and_the_functions_are_put_back(
     assert random.seed is original
 
 
+def test_the_last_setting_decides_a_seed_then_a_seed_from_the_os_is_random():
+    with SeedWatch() as watch:
+        random.seed(0)
+        np.random.seed(0)
+        random.random()
+        random.seed()  # re-randomised for sampling
+        np.random.seed(None)
+    assert watch.seeded == set()
+
+
+def test_the_temporary_seed_idiom_leaves_the_generators_random():
+    """Read the state, seed, draw, set the state back: the streams are the OS's again."""
+    with SeedWatch() as watch:
+        saved = random.getstate(), np.random.get_state()
+        random.seed(1234)
+        np.random.seed(1234)
+        np.random.standard_normal(8)
+        random.setstate(saved[0])
+        np.random.set_state(saved[1])
+    assert watch.seeded == set()
+    with SeedWatch() as watch:  # a state read after a fixed seed is fixed
+        random.seed(5)
+        fixed = random.getstate()
+        random.seed()
+        random.setstate(fixed)
+    assert watch.seeded == {"random"}
+
+
+def test_numpys_mtrand_alias_is_watched():
+    with SeedWatch() as watch:
+        np.random.mtrand.seed(11)
+    assert watch.seeded == {"numpy.random"}
+
+
 def test_set_state_with_a_fixed_state_counts_as_seeding():
     state = np.random.RandomState(3).get_state()
     with SeedWatch() as watch:
@@ -100,6 +134,14 @@ def test_torch_manual_seed_is_seen_through_both_of_its_modules():
         with SeedWatch() as watch:
             torch.random.manual_seed(4)
         assert watch.seeded == {"torch"}
+        with SeedWatch() as other:
+            torch.manual_seed(1)
+            torch.seed()  # from the OS: random again
+        assert other.seeded == set()
+        with SeedWatch() as other:
+            torch.default_generator.manual_seed(11)  # no module function: seen by its seed
+        assert other.seeded == {"torch"}
+        torch.manual_seed(4)
         seeds = Seeds()
         seeds.built("model", watch.seeded)
         first = torch.rand(2)
@@ -113,7 +155,31 @@ def test_every_generator_names_its_documented_api():
     """Each generator's functions exist in its library (a renamed API fails here)."""
     for generator in GENERATORS:
         module = pytest.importorskip(generator.modules[0])
-        for attr in (*generator.seeders, generator.get_state, generator.set_state):
+        names = (*generator.seed, *generator.os_seed, generator.get_state, generator.set_state)
+        for attr in (*names, generator.reseed):
             assert callable(getattr(module, attr)), (generator.name, attr)
         for extra in generator.modules[1:]:
-            assert callable(getattr(importlib.import_module(extra), generator.seeders[0]))
+            assert callable(getattr(importlib.import_module(extra), names[0]))
+
+
+def test_generator_objects_the_build_makes_from_the_os_are_reseeded_at_each_start():
+    """A state holding np.random.default_rng() or random.Random(): a fresh job's are its own."""
+    with SeedWatch() as watch:
+        rng, rnd = np.random.default_rng(), random.Random()
+        fixed = np.random.default_rng(7), random.Random(7)
+    assert len(watch.from_os) == 2
+    seeds = Seeds()
+    seeds.built("t", watch.seeded, watch.from_os)
+    draws = set()
+    for _ in range(3):
+        seeds.start("t")
+        draws.add((rng.random(), rnd.random()))
+    assert len(draws) == 3
+    seeds.start("t")
+    assert (fixed[0].random(), fixed[1].random()) == (
+        np.random.default_rng(7).random(),
+        random.Random(7).random(),
+    )
+    # the makers are put back after the build
+    assert random.Random.seed.__module__ == "random"
+    assert np.random.default_rng.__module__ != SeedWatch.__module__
