@@ -15,10 +15,12 @@ report fork mode's cost per invocation.
 
     python bench/sticky_vs_local.py            # 200 invocations
     python bench/sticky_vs_local.py --quick    # 8 invocations, under a minute
+    python bench/sticky_vs_local.py --reuse-local  # sticky and the limit again, local reused
 """
 
 import argparse
 import csv
+import json
 import shutil
 import statistics
 import subprocess
@@ -88,6 +90,13 @@ def main() -> None:
         help="repeats of the sticky and limit runs (median taken); default 3, "
         "1 with --quick. The local run is long and runs once.",
     )
+    parser.add_argument(
+        "--reuse-local",
+        action="store_true",
+        help="take the local run from the last result (its time, and its verdicts from its work "
+        "folder) instead of running it again: the local executor runs no sticky code, so a "
+        "change to sticky alone does not change it; the result records where it came from",
+    )
     args = parser.parse_args()
     n = args.invocations or (8 if args.quick else 200)
     repeats = args.repeats or (1 if args.quick else 3)
@@ -123,6 +132,14 @@ def main() -> None:
 
     sticky_times, limit_times, fork_times = [], [], []
     local_s, local_wd = None, None
+    reused = None
+    if args.reuse_local:
+        last = json.loads((ROOT / "bench" / "results" / "sticky_vs_local.json").read_text())
+        if last.get("invocations") != n or not (base / "local" / "results").is_dir():
+            sys.exit("--reuse-local: no local run of the same size to reuse; run without it")
+        local_s, local_wd = float(last["local_s"]), base / "local"
+        reused = {"commit": last.get("commit"), "date": last.get("date")}
+        print(f"  local   (reused from {reused['commit']}, {reused['date']}): {local_s:.2f} s")
     for i in range(repeats):
         # Interleaved, so drifts in machine load hit all three alike.
         s, sticky_wd = run_executor("sticky")
@@ -168,6 +185,7 @@ def main() -> None:
             "quick": args.quick,
             "repeats": repeats,
             "local_s": round(local_s, 3),
+            "local_reused_from": reused,
             "sticky_s": round(sticky_s, 3),
             "limit_s": round(limit_s, 3),
             "sticky_runs_s": [round(x, 3) for x in sticky_times],

@@ -395,9 +395,10 @@ class StickyScheduler:
     def _spare(cls: str, template: str, live: list[WorkerSlot]) -> Optional[WorkerSlot]:
         """An idle worker to stop: of another class first, else one of this class holding
         other templates."""
-        idle = [w for w in live if w.phase is Phase.IDLE and template not in w.templates]
+        idle = [w for w in live if w.phase is Phase.IDLE]
         return next((w for w in idle if w.cls != cls), None) or next(
-            (w for w in idle if w.cls == cls and w.templates), None
+            (w for w in idle if w.cls == cls and w.templates and template not in w.templates),
+            None,
         )
 
     def _start_key(self, cls: str, template: str) -> tuple[str, str]:

@@ -90,10 +90,23 @@ def test_below_the_limit_a_second_template_starts_its_own_worker():
     assert s.submit(3, "a", 1.0) == [Dispatch("w1", 3)]
 
 
+def test_at_the_limit_a_worker_of_another_class_holding_the_same_template_makes_room():
+    """The same template on cpu and gpu pilots, one pilot at a time: the idle cpu pilot stops
+    for the gpu invocation (it was a hang: only workers of other templates were stopped)."""
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "a", 0.0, cls="cpu")
+    connected(s, "w1")
+    s.state_built("w1", "a")
+    s.invocation_done("w1", 1, 1.0)
+    out = s.submit(2, "a", 1.0, cls="gpu")
+    assert out == [StopWorker("w1", "making room for a 'a' worker"), StartWorker("w2", "a", "gpu")]
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_no_worker_is_ever_sent_a_second_template(seed):
-    """Random arrivals of three templates, completions and ticks: every dispatch goes to a
-    worker that holds the template or holds nothing yet."""
+    """Random arrivals of three templates in two worker classes, completions and ticks: every
+    dispatch goes to a worker that holds the template or holds nothing yet, and every
+    invocation is dispatched in the end (no hang)."""
     import random
 
     rng = random.Random(seed)
@@ -117,7 +130,7 @@ def test_no_worker_is_ever_sent_a_second_template(seed):
     for _ in range(60):
         now += rng.random()
         if rng.random() < 0.5:
-            follow(s.submit(next_id, rng.choice("abc"), now))
+            follow(s.submit(next_id, rng.choice("abc"), now, cls=rng.choice(["cpu", "gpu"])))
             next_id += 1
         elif running:
             worker = rng.choice(sorted(running))
