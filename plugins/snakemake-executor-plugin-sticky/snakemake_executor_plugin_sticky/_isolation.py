@@ -79,10 +79,8 @@ _SYS_LISTS = ("path", "meta_path", "path_hooks", "argv")
 _SYS_VALUES = (
     "stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "excepthook",
     "displayhook", "breakpointhook", "unraisablehook", "dont_write_bytecode", "ps1", "ps2",
+    "last_type", "last_value", "last_traceback",
 )  # fmt: skip
-
-
-_LAST_EXCEPTION = ("last_type", "last_value", "last_traceback")
 
 
 @dataclass
@@ -204,20 +202,13 @@ def _become_invocation_process() -> None:
     """In a child just forked from the template process: lead a process group of its own
     (what the script starts in the background outlives the invocation, as under ``--executor
     local``; the worker's supervisor kills this group only when the worker is lost), die with
-    the template process, empty the inherited exit registries and take a multiprocessing
-    authentication key of its own."""
+    the template process and empty the inherited exit registries."""
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
     _die_with_parent()
     forget_inherited()
-    process = sys.modules.get("multiprocessing.process")
-    if process is not None:  # a fresh process's multiprocessing authkey is its own
-        try:
-            process.current_process().authkey = os.urandom(32)
-        except Exception:  # noqa: BLE001
-            pass
 
 
 def _running_processes() -> list[Any]:
@@ -655,7 +646,7 @@ def _print_uncaught(script_path: str) -> None:
         return
     value.__traceback__ = tb  # the hook prints the exception's own traceback
     # As the interpreter does before calling the hook: what atexit handlers and post-mortem
-    # tools read (direct mode takes them away again, _LAST_EXCEPTION).
+    # tools read (direct mode takes them away again, _SYS_VALUES).
     sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
     try:
         sys.excepthook(etype, value, tb)
@@ -797,7 +788,6 @@ class ProcessSnapshot:
         self.sys_values = {name: getattr(sys, name) for name in _SYS_VALUES if hasattr(sys, name)}
         self.linecache = dict(linecache.cache)  # a cache of files' lines, as a fresh job's
         self.authkey: Optional[bytes] = None
-        self.last_exception = {n: getattr(sys, n) for n in _LAST_EXCEPTION if hasattr(sys, n)}
         self.recursion_limit = sys.getrecursionlimit()
         self.int_digits = sys.get_int_max_str_digits()
         self.trace, self.profile = sys.gettrace(), sys.getprofile()
@@ -837,7 +827,7 @@ class ProcessSnapshot:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         self.iso.seeds.start(script.template)
         process = sys.modules.get("multiprocessing.process")
-        if process is not None and not self.in_child:  # a fresh process's key is its own
+        if process is not None:  # a fresh process's multiprocessing key is its own
             self.authkey = process.current_process().authkey
             process.current_process().authkey = os.urandom(32)
         os.environ.update(job_environment(script.snakemake))
@@ -911,12 +901,10 @@ class ProcessSnapshot:
         notes: list[str] = []
         for stream in (sys.stdout, sys.stderr):
             _flush(stream)
-        for name, value in self.sys_values.items():
-            setattr(sys, name, value)
-        for name in _LAST_EXCEPTION:
-            if name in self.last_exception:
-                setattr(sys, name, self.last_exception[name])
-            elif hasattr(sys, name):
+        for name in _SYS_VALUES:
+            if name in self.sys_values:
+                setattr(sys, name, self.sys_values[name])
+            elif hasattr(sys, name):  # set by the job (sys.last_value, sys.ps1): taken away
                 delattr(sys, name)
         if self.authkey is not None:
             sys.modules["multiprocessing.process"].current_process().authkey = self.authkey
