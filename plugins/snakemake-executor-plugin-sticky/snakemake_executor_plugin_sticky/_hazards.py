@@ -43,7 +43,8 @@ def gpu_device_files(fd_dir: str = "/proc/self/fd") -> list[str]:
     return sorted(found)
 
 
-def _torch_cuda() -> bool:
+def torch_cuda_initialized() -> bool:
+    """Whether torch is loaded and has initialised CUDA."""
     torch = sys.modules.get("torch")
     cuda = getattr(torch, "cuda", None)
     try:
@@ -59,7 +60,7 @@ def fork_hazards(own_threads: Iterable[threading.Thread] = ()) -> list[str]:
     devices = gpu_device_files()
     if devices:
         reasons.append(f"a GPU runtime is initialised (open: {', '.join(devices[:3])})")
-    elif _torch_cuda():
+    elif torch_cuda_initialized():
         reasons.append("CUDA is initialised (torch.cuda.is_initialized())")
     own = set(own_threads) | {threading.current_thread()}
     running = [t.name for t in threading.enumerate() if t not in own and t.is_alive()]

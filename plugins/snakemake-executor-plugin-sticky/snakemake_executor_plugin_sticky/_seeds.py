@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Optional
 
+from ._hazards import torch_cuda_initialized
+
 
 @dataclass(frozen=True)
 class Generator:
@@ -256,7 +258,7 @@ class Seeds:
             try:
                 if generator.name in kept:
                     getattr(module, generator.set_state)(kept[generator.name])
-                elif generator.name == "torch" and not _cuda_initialized(module):
+                elif generator.name == "torch" and not torch_cuda_initialized():
                     # torch.seed() also reseeds every accelerator's generators, lazily, by
                     # capturing a stack trace each (ms per invocation): the CPU one is all
                     # there is until CUDA is initialised.
@@ -279,11 +281,3 @@ def _reseed_object(obj: Any) -> None:
             obj.seed()
     except Exception:  # noqa: BLE001 - a generator that cannot be reseeded: as it is
         pass
-
-
-def _cuda_initialized(torch: ModuleType) -> bool:
-    cuda = getattr(torch, "cuda", None)
-    try:
-        return bool(cuda is not None and cuda.is_initialized())
-    except Exception:  # noqa: BLE001
-        return False
