@@ -200,11 +200,12 @@ return {"calls": 0}
 
 case(
     "torch_distributed_init",
-    "single-node DDP-style init_process_group(gloo, tcp://127.0.0.1:29533), no destroy",
+    "single-node DDP-style init_process_group(gloo, tcp://127.0.0.1:PORT), no destroy "
+    "(one port per job: a CI run once failed local's third job, which rebinds the second's port)",
     """
 import torch
 import torch.distributed as dist
-dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29533", rank=0, world_size=1)
+dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{29530 + k}", rank=0, world_size=1)
 t = torch.tensor([float(k)])
 dist.all_reduce(t)
 open(OUT, "w").write(f"allreduce={t.item()} world={dist.get_world_size()}\\n")

@@ -160,7 +160,13 @@ def test_every_red_team_case_matches_local(runs, mode, limits):
     differing = []
     for name in rt.CASES:
         if name not in limits and local[name] != sticky[name]:
-            differing.append(f"{name}: {first_difference(local[name], sticky[name])}")
+            differing.append(
+                f"{name}: {first_difference(local[name], sticky[name])}\n"
+                f"  local failed {local[name].get('failed')}, {mode} failed "
+                f"{sticky[name].get('failed')}\n"
+                f"  local: {error_context(runs['local'], name)}\n"
+                f"  {mode}: {error_context(runs[mode], name)}"
+            )
     matching = sorted(name for name in limits if local[name] == sticky[name])
     print(f"{mode}: known differences that matched local this time: {matching}")
     assert not differing, f"{len(differing)} case(s) differ in {mode} mode:\n" + "\n".join(
@@ -174,6 +180,14 @@ def first_difference(expected: dict, got: dict) -> str:
         if expected["files"].get(f) != got["files"].get(f):
             return f"{f}: local {expected['files'].get(f)!r:.200} vs {got['files'].get(f)!r:.200}"
     return f"failed jobs: local {expected.get('failed')} vs {got.get('failed')}"
+
+
+def error_context(run: SnakemakeRun, name: str) -> str:
+    """What the run printed just before and at its first error in the case's rule, if any."""
+    at = run.output.find(f"Error in rule {name}:")
+    if at < 0:
+        return "no error"
+    return repr(run.output[max(0, at - 1200) : at + 400])
 
 
 def test_the_known_limits_name_real_cases():
