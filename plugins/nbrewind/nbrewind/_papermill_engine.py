@@ -26,7 +26,7 @@ from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine
 from papermill.utils import merge_kwargs, remove_args
 
-from ckptstore import file_digest
+from ckptstore import StoreError, file_digest
 
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
@@ -39,6 +39,7 @@ from ._objects import (
     get_blob,
     has_object,
     inline_max,
+    pin_records,
     restore_file,
 )
 from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest
@@ -137,6 +138,7 @@ class RewindClient(PapermillNotebookClient):
             copy.deepcopy(dict(c.metadata.get("nbrewind") or {})) or None for c in self.nb.cells
         ]
         self.key = load_key()
+        self.pin_owner = str(output_path) if output_path is not None else None
         notebook_dir = (output_path or input_path or Path.cwd() / "nb").parent
         env_store = os.environ.get("NBREWIND_STORE")
         self.store_root = Path(env_store).resolve() if env_store else notebook_dir / STORE_DIRNAME
@@ -208,6 +210,17 @@ class RewindClient(PapermillNotebookClient):
                 "parameters": self.parameters_hash,
                 "policy": self.policy,
             }
+            self._pin()
+
+    def _pin(self) -> None:
+        """Register the notebook's live checkpoints with its store, so ``python -m ckptstore
+        gc`` keeps them (a rerun of the same notebook replaces the pin)."""
+        if self.pin_owner is None:
+            return
+        try:
+            pin_records(self.store_root, self.pin_owner, self.records)
+        except (OSError, StoreError) as e:
+            log.warning(f"nbrewind: could not pin the notebook's checkpoints: {e}")
 
     def _clear_unreached(self) -> None:
         """A run that stopped early must not leave the records of an earlier run on the cells

@@ -22,7 +22,6 @@ would run and why) without copying anything.
 import json
 import os
 import queue
-import secrets
 import shutil
 import threading
 import time
@@ -44,6 +43,7 @@ from ._provenance import (
     planned_digest,
     provenance_key,
 )
+from ._tree_watch import Declared, TreeWatch
 
 WRITER_DEADLINE_S = 600.0
 """Seconds the end of a run waits for the checkpoint writer to store what it still holds."""
@@ -147,6 +147,8 @@ class RunCheckpoints:
         self.restored = 0
         self.stored = 0
         self._closed = False
+        self._restored_keys: dict[Any, tuple[str, dict[str, str]]] = {}
+        self._tree: Optional[TreeWatch] = None
 
     # ---- before scheduling -----------------------------------------------------------------
 
@@ -168,10 +170,23 @@ class RunCheckpoints:
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
             compat.recompute_needrun(workflow, needrun, done)
-            self.logger.info(
-                f"checkpoints: restored {len(done)} job(s) before scheduling "
-                f"({_count_rules(done)}); {len(compat.needrun_jobs(workflow))} to run"
-            )
+            # A restored job Snakemake still wants to run (e.g. a link output whose target
+            # is not there) is run, and stored, not counted as restored.
+            rerun = done & set(compat.needrun_jobs(workflow))
+            for job in rerun:
+                done.discard(job)
+                self.restored -= 1
+                self._to_store[job] = self._restored_keys[job]
+            if rerun:
+                self.logger.info(
+                    f"checkpoints: Snakemake runs {len(rerun)} restored job(s) again "
+                    f"({_count_rules(rerun)}): they count as run, not restored"
+                )
+            if done:
+                self.logger.info(
+                    f"checkpoints: restored {len(done)} job(s) before scheduling "
+                    f"({_count_rules(done)}); {len(compat.needrun_jobs(workflow))} to run"
+                )
         if not compat.needrun_jobs(workflow):
             self.close()  # Snakemake stops here: "Nothing to be done"
         return len(done)
@@ -244,6 +259,11 @@ class RunCheckpoints:
         The files are hard-linked into the store's staging area at once (so a temp() output
         deleted a moment later is still stored, whole), and hashed, copied and synced by a
         background writer: storing stays off Snakemake's scheduling path."""
+        if self._tree is not None and job in self._to_store:
+            undeclared = self._tree.ended(job)
+            if undeclared:
+                self.uncacheable(job, undeclared, seen_by="changed while it ran")
+                return
         keyed = self._to_store.pop(job, None)
         if keyed is None or self.store.read_only:
             return
@@ -265,7 +285,37 @@ class RunCheckpoints:
             self._writer.start()
         self._queue.put(task)
 
-    def uncacheable(self, job: Any, undeclared: list[str]) -> None:
+    def started(self, job: Any) -> None:
+        """A job that runs outside a sticky worker (``shell:``, ``run:``, a plain script)
+        starts: note the working directory's files, to see at its end what it changed
+        outside its declared files (:mod:`._tree_watch`)."""
+        if job not in self._to_store:
+            return
+        if self._tree is None:
+            skip = [str(self.workdir / ".snakemake"), str(self.store.root)]
+            self._tree = TreeWatch(str(self.workdir), self._declared_anywhere(), skip)
+        self._tree.started(job)
+
+    def failed(self, job: Any) -> None:
+        if self._tree is not None:
+            self._tree.forget(job)
+
+    def _declared_anywhere(self) -> Declared:
+        """Every output, log and benchmark any job of the run declares (directory outputs
+        with everything inside them), relative to the working directory."""
+        files, folders = [], []
+        for job in compat.all_jobs(self.workflow):
+            paths = [*job.output, *job.log]
+            if job.benchmark is not None:
+                paths.append(job.benchmark)
+            for f in paths:
+                rel = self.keys.path(str(f))
+                files.append(rel)
+                if getattr(f, "is_directory", False) or os.path.isdir(str(f)):
+                    folders.append(rel)
+        return Declared(files, folders)
+
+    def uncacheable(self, job: Any, undeclared: list[str], seen_by: str = "changed") -> None:
         """A job that changed files it does not declare is not stored: a restore would put
         back its outputs without those changes, unlike a rerun."""
         if self._to_store.pop(job, None) is None:
@@ -273,17 +323,23 @@ class RunCheckpoints:
         shown = ", ".join(undeclared[:3]) + (
             f" and {len(undeclared) - 3} more" if len(undeclared) > 3 else ""
         )
+        if seen_by == "changed":
+            what = f"changed {shown}"
+        else:
+            what = f"ran while {shown} changed (by it, or by a job running beside it)"
         self.logger.warning(
-            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) changed "
-            f"{shown}, outside its declared outputs, logs and benchmark: it is not stored "
-            "and runs every time (declare them as outputs or log: to make it restorable)"
+            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) {what}, "
+            "outside the declared outputs, logs and benchmarks: it is not stored and runs "
+            "every time (declare them as outputs or log: to make it restorable)"
         )
 
     def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
-        staging = self.store.root / "tmp" / f"stage-{os.getpid()}-{secrets.token_hex(6)}"
         staged: dict[str, Path] = {}
         try:
-            staging.mkdir()
+            staging = self.store.staging_dir()
+        except (OSError, StoreError):
+            return None
+        try:
             for i, (name, path) in enumerate(outputs.items()):
                 if os.path.isdir(path) or os.path.islink(path):
                     # A hard link would take a link's target, and cannot take a directory:
@@ -339,6 +395,7 @@ class RunCheckpoints:
                     f"yet run again next time. Check that the store ({self.store.root}) is on a "
                     "file system that answers"
                 )
+        self._note_resting()
         self._run_context.__exit__(None, None, None)
         self.logger.info(
             f"checkpoints: {self.restored} job(s) restored, {self.stored} stored "
@@ -346,6 +403,21 @@ class RunCheckpoints:
         )
 
     # ---- internals --------------------------------------------------------------------------
+
+    def _note_resting(self) -> None:
+        """Name in the run record the keys every eligible job's outputs rest on (its key
+        history in the store), so ``ckptstore gc --keep-runs 1`` after a "Nothing to be done"
+        run keeps them. Jobs that ran and were not stored (failed, uncacheable) are left out."""
+        if self.store.read_only:
+            return
+        try:
+            for job in compat.all_jobs(self.workflow):
+                if _eligible(job) and job not in self._to_store:
+                    self._run.rests_on(self.store.history(self._identity(job)))
+        except (OSError, StoreError) as e:
+            self.logger.warning(f"checkpoints: could not note the keys outputs rest on: {e}")
+        finally:
+            self._report_problems()
 
     def _settled(self, job: Any, needrun: set[Any], restored: set[Any]) -> bool:
         """Whether a job's inputs are final now: every upstream job that had to run was
@@ -396,6 +468,7 @@ class RunCheckpoints:
                 self._report_problems()
             if manifest is not None:
                 self.restored += 1
+                self._restored_keys[job] = (key, comps)
                 self.logger.debug(
                     f"Restored {', '.join(map(str, job.output))} from checkpoint "
                     f"{key[:12]} (rule {job.rule.name})"
@@ -438,13 +511,16 @@ class RunCheckpoints:
 
 def _eligible(job: Any) -> bool:
     """Jobs whose outputs can be restored: not groups, Snakemake checkpoints, pipes or
-    services (their outputs are streams or change the DAG), and with outputs at all."""
+    services (their outputs are streams or change the DAG), not jobs that update a file in
+    place or read one before it is updated (``update()``, ``before_update()``: their order,
+    not their inputs' content, decides what they see), and with outputs at all."""
     return (
         not job.is_group()
         and bool(job.output)
         and not job.is_checkpoint
         and not job.is_pipe
         and not job.is_service
+        and not compat.updates_in_place(job)
     )
 
 

@@ -1,20 +1,26 @@
 """Provenance keys of Snakemake jobs, for checkpoint-aware rule skipping.
 
-A job's key is a hash over named *components*: its rule's code (shell text, ``run:`` source,
-or the script's content plus the workflow-local Python modules it imports), each param, each
-wildcard, the config values the job reads (or the whole config when that cannot be known),
-the content of every input, the sticky template's code plus the workflow-local modules it
-imports, the software environment (conda env file, container URL) and the key schema version
-(:data:`KEY_SCHEMA`: a change of this algorithm never reuses old keys). Paths inside the
-working directory count relative to it, and mtimes and host names are not part of the key,
-so the same job has the same key at another site. A path outside the working directory
-counts by its absolute path (two different files never share a name), or relative to a
-declared site root (``data=/data`` at site A, ``data=/scratch/data`` at site B).
+A job's key is a hash over named *components* that describe the job as Snakemake executes it
+(issue 26): a ``shell:`` job's command exactly as ``shell()`` runs it (formatted, with the
+shell prefix, suffix and executable); for a ``run:`` block, everything it can run
+(:mod:`._codekey` follows functions, classes, globals, closures, defaults and workflow-local
+modules); a script's content and the workflow-local modules and packages it imports; a local
+wrapper's files; the job's inputs, outputs and logs in order and by name; threads and
+resources; each param and wildcard; the config values the job reads from the config its
+module sees (or all of it); every input's content and permission bits; the sticky template's
+code; the software environment (conda env file, container URL, environment modules) and the
+key schema version (:data:`KEY_SCHEMA`: a change of this algorithm never reuses old keys).
+:data:`KEYWORD_COVERAGE` classifies every keyword of Snakemake's grammar. Paths inside the
+working directory count relative to it, and mtimes and host names are not part of the key, so
+the same job has the same key at another site. A path outside the working directory counts by
+its absolute path (two different files never share a name), or relative to a declared site
+root (``data=/data`` at site A, ``data=/scratch/data`` at site B).
 
 A job whose key would miss something it depends on gets no key at all
 (:class:`Uncacheable`): a param without a stable representation (an object whose ``repr``
-shows its address, or is truncated), or an output outside the working directory (a restore
-writes only inside it). It runs, and the caller says why in one line.
+shows its address, or is truncated), a ``run:`` block reaching such a value, a ``cwl:`` rule,
+or an output outside the working directory (a restore writes only inside it). It runs, and
+the caller says why in one line.
 
 Inputs count by content: a job whose upstream reran but produced byte-identical files keeps
 its key, and is restored (an "early cutoff"). The components are kept with each checkpoint,
@@ -25,21 +31,117 @@ import ast
 import hashlib
 import json
 import os
+import re
+import shlex
 import string
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
-from ckptstore import file_digest
+from ckptstore import file_digest, kept_mode
+
+from ._codekey import CodeFollower, Unfollowable, python_tree_digest, reduce_parts
 
 WHOLE_CONFIG = "config"
 """The component name used when a job's config reads cannot be known."""
 
-KEY_SCHEMA = "2"
+KEY_SCHEMA = "3"
 """The version of the key algorithm, a component of every key: bump it whenever what a
 component means changes, so no key computed the old way is ever reused."""
 
 OUTSIDE = "<outside>"
+
+_ADDRESS = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
+_ADDRESS_ONLY = re.compile(r" at 0x[0-9a-fA-F]+")
+"""An object's default repr (``<function f at 0x7f...>``): different in every process."""
+
+
+KEYWORD_COVERAGE: dict[str, dict[str, str]] = {
+    # Rule keywords (snakemake.parser.rule_property_subautomata and rule_run_subautomata).
+    "rule": {
+        "name": "key: rule (a renamed rule's jobs run once under the new name)",
+        "input": "key: input:PATH (content and mode) and io:input (names, order)",
+        "output": "key: io:output (names, order); restored as stored",
+        "params": "key: params:NAME (canonical text of each value)",
+        "threads": "key: threads (as the job gets them: min(threads, --cores))",
+        "resources": "key: resources:NAME (all but tmpdir and the run's _cores/_nodes)",
+        "retries": "not in the key: a retry reruns the same job",
+        "priority": "not in the key: scheduling order only",
+        "log": "key: io:log (names, order); restored with the outputs",
+        "message": "not in the key: printed only",
+        "benchmark": "key: io:benchmark (its path, inside the working directory)",
+        "conda": "key: software:conda (the env file's content)",
+        "singularity": "key: software:container (the image URL as written)",
+        "container": "key: software:container (the image URL as written)",
+        "containerized": "key: software:container (the image URL as written)",
+        "envmodules": "key: software:envmodules (the module names)",
+        "wildcard_constraints": "not in the key: decides which jobs exist, not what they do",
+        "shadow": "not in the key: where a job runs, not what it writes",
+        "group": "not restorable: group jobs always run",
+        "cache": "not in the key: Snakemake's own between-workflow cache",
+        "handover": "key: through threads (a handover job takes every core)",
+        "default_target": "not in the key: which target a bare run builds",
+        "localrule": "not in the key: where the job runs",
+        "pathvars": "key: through the paths they expand to (io:*, input:PATH)",
+        "run": "key: code:run-reach (every function, class, global, closure, default and "
+        "workflow-local module the block reaches), the whole config, shell-settings",
+        "shell": "key: command (the formatted command with prefix, suffix and executable)",
+        "script": "key: script:PATH (content), module:NAME.py / NAME/ (local imports)",
+        "notebook": "key: script:PATH (the notebook's content), the whole config",
+        "wrapper": "key: code:wrapper (its name); a local wrapper's files (code:wrapper-files)",
+        "template_engine": "key: code:template-engine and the template (an input)",
+        "cwl": "uncacheable: a CWL tool's files are not followed; its jobs always run",
+    },
+    # Global keywords (snakemake.parser.Python.subautomata).
+    "global": {
+        "envvars": "not covered: the variables' values (often secrets) are not in the key; "
+        "a job whose output depends on one reruns only if something else changed",
+        "include": "key: through the rules and code it defines",
+        "workdir": "key: paths count relative to the working directory",
+        "configfile": "key: config:KEY for each key a job reads, else the whole config",
+        "pathvars": "key: through the paths they expand to",
+        "pepfile": "key: through the params and inputs taken from the PEP; a run: block "
+        "reaching the pep object is followed, or uncacheable",
+        "pepschema": "not in the key: validation only",
+        "report": "not in the key: the report, not the jobs",
+        "ruleorder": "not in the key: decides which rule makes a file",
+        "rule": "key: see the rule keywords",
+        "checkpoint": "not restorable: Snakemake checkpoint jobs always run",
+        "localrules": "not in the key: where jobs run",
+        "onsuccess": "not a job: runs after the workflow",
+        "onerror": "not a job: runs after a failure",
+        "onstart": "not a job: runs before the workflow (its side effects are not keyed)",
+        "wildcard_constraints": "not in the key: decides which jobs exist",
+        "singularity": "key: software:container",
+        "container": "key: software:container",
+        "containerized": "key: software:container",
+        "conda": "key: software:conda",
+        "scattergather": "key: through the paths it splits into",
+        "inputflags": "key: through the flags of each input (io:input)",
+        "outputflags": "key: through the flags of each output (io:output: protected() "
+        "changes its mode)",
+        "storage": "key: inputs by the content of their local copies (not tested here with "
+        "a remote provider)",
+        "resource_scopes": "not in the key: scheduling only",
+        "module": "key: see the module keywords",
+        "use": "key: the rules it makes are keyed as any rule",
+    },
+    # Module keywords (snakemake.parser.Module.subautomata).
+    "module": {
+        "name": "key: rule (the rules' names carry the module's prefix)",
+        "snakefile": "key: through the rules and code it defines",
+        "meta_wrapper": "key: through the wrappers it names",
+        "config": "key: the config the module's rules see (config:KEY or the whole config)",
+        "skip_validation": "not in the key: validation only",
+        "replace_prefix": "key: through the paths it rewrites",
+        "prefix": "key: through the paths it rewrites",
+        "pathvars": "key: through the paths they expand to",
+    },
+}
+"""How the key covers every keyword of Snakemake's grammar (the installed parser's keyword
+tables are the list: ``test_keyword_coverage`` fails on a keyword classified nowhere).
+``docs/checkpoints.md`` shows this table."""
 
 
 class Uncacheable(Exception):
@@ -55,33 +157,56 @@ class Unrepresentable(ValueError):
     """A value has no stable text form (its repr shows an address or is truncated)."""
 
 
-def stable_repr(value: Any) -> str:
+def stable_repr(value: Any, _depth: int = 0) -> str:
     """A text form of a param or config value that is the same in every process and changes
     whenever the value does; :class:`Unrepresentable` if there is none.
 
-    Containers are walked (sets and dict keys in sorted order, so hash randomisation does
-    not matter); numpy-like arrays count by dtype, shape and bytes; anything else by its
-    ``repr``, unless that shows a memory address (``<object at 0x...>``) or is abridged
-    (``...``), which would make different values look the same."""
+    Containers are walked in their order (a dict's insertion order counts: iterating it is
+    what a job sees), sets in sorted order (their iteration order is the hash seed's, not
+    the workflow's); numpy-like arrays count by dtype, shape and bytes; classes, functions
+    and enum members by qualified name; any other object by what pickle would rebuild it from
+    (:func:`reduce_parts`: its class and its whole state, so a ``repr`` that leaves a field
+    out, or a ``repr=False`` dataclass field, cannot hide a change). An object pickle cannot
+    describe (a lock, an open file) has no stable form."""
+    if _depth > 64:
+        raise Unrepresentable(f"{type(value).__name__} value nested more than 64 levels deep")
+    inner = _depth + 1
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return repr(value)
+        return repr(value) if type(value) in _PLAIN else f"{_qualname(type(value))}:{value!r}"
     if isinstance(value, (list, tuple)):
-        inner = ", ".join(stable_repr(v) for v in value)
-        return f"{type(value).__name__}[{inner}]"
+        return f"{_qualname(type(value))}[{', '.join(stable_repr(v, inner) for v in value)}]"
     if isinstance(value, (set, frozenset)):
-        return f"{type(value).__name__}{{{', '.join(sorted(stable_repr(v) for v in value))}}}"
+        items = sorted(stable_repr(v, inner) for v in value)
+        return f"{_qualname(type(value))}{{{', '.join(items)}}}"
     if isinstance(value, dict):
-        items = sorted((stable_repr(k), stable_repr(v)) for k, v in value.items())
-        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+        items = [f"{stable_repr(k, inner)}: {stable_repr(v, inner)}" for k, v in value.items()]
+        return f"{_qualname(type(value))}{{{', '.join(items)}}}"
     if isinstance(value, os.PathLike):
         return f"path:{os.fspath(value)!r}"
+    if isinstance(value, type):
+        return f"class:{_qualname(value)}"
+    if callable(value) and hasattr(value, "__qualname__"):
+        name = _qualname(value)
+        if "<lambda>" in name or "<locals>" in name:
+            # closures and lambdas share names: only their code and cells tell them apart
+            raise Unrepresentable(f"function {name} (a lambda or closure: no stable name)")
+        return f"name:{name}"
     tobytes = getattr(value, "tobytes", None)
     if callable(tobytes) and hasattr(value, "dtype") and hasattr(value, "shape"):
         return f"array:{value.dtype}:{tuple(value.shape)}:{_sha(tobytes())}"
-    text = repr(value)
-    if " at 0x" in text or "..." in text:
-        raise Unrepresentable(f"{type(value).__name__} value {text[:60]!r}")
-    return f"{type(value).__module__}.{type(value).__qualname__}:{text}"
+    rebuild, parts = reduce_parts(value, Unrepresentable)
+    return (
+        f"{_qualname(type(value))}<{rebuild}>("
+        + ", ".join(stable_repr(part, inner) for part in parts)
+        + ")"
+    )
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _qualname(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
 def _value_sha(value: Any) -> str:
@@ -93,14 +218,34 @@ def tree_digest(entries: dict[str, str]) -> str:
     return "tree:" + _sha("\n".join(f"{rel}={d}" for rel, d in sorted(entries.items())))
 
 
+def _moded(digest: str, mode: Any) -> str:
+    """A file's or folder's digest with its permission bits (``cp -p`` copies them)."""
+    return f"{digest}:m{int(mode):o}"
+
+
 def entry_digest(entry: dict[str, Any]) -> Optional[str]:
     """The digest :meth:`InputDigests.digest` will give an output once a manifest entry is
-    restored; None where only the disk can say (a link: its target's content)."""
+    restored; None where only the disk can say (a link: its target's content; an entry
+    stored without its modes)."""
     if "file" in entry:
-        return str(entry["file"])
+        return _moded(str(entry["file"]), entry["mode"]) if "mode" in entry else None
     if "tree" not in entry or entry.get("links"):
         return None
-    return tree_digest({**entry["tree"], **{f"{d}/": "dir" for d in entry.get("dirs", ())}})
+    entries = _tree_entries(entry)
+    return None if entries is None else tree_digest(entries)
+
+
+def _tree_entries(entry: dict[str, Any]) -> Optional[dict[str, str]]:
+    """A stored directory's files and folders as :meth:`InputDigests.digest` names them
+    (links left out); None if a mode is missing."""
+    modes = entry.get("modes", {})
+    tree, dirs = entry.get("tree", {}), entry.get("dirs", ())
+    if "." not in modes or any(r not in modes for r in (*tree, *dirs)):
+        return None
+    entries = {rel: _moded(d, modes[rel]) for rel, d in tree.items()}
+    entries.update({f"{d}/": _moded("dir", modes[d]) for d in dirs})
+    entries["./"] = _moded("dir", modes["."])
+    return entries
 
 
 def planned_digest(entry: dict[str, Any], full: str, digests: "InputDigests") -> Optional[str]:
@@ -113,11 +258,13 @@ def planned_digest(entry: dict[str, Any], full: str, digests: "InputDigests") ->
         return digest
     if "link" in entry:
         try:
-            return digests.digest(_link_target(full, entry["link"]))
+            return f"link:{entry['link']}:" + digests.digest(_link_target(full, entry["link"]))
         except OSError:
             return None
-    tree, links = entry.get("tree", {}), entry.get("links", {})
-    entries = {**tree, **{f"{d}/": "dir" for d in entry.get("dirs", ())}}
+    links = entry.get("links", {})
+    entries = _tree_entries(entry)
+    if entries is None:
+        return None
     root = os.path.abspath(full)
     for rel, target in links.items():
         where = _link_target(os.path.join(root, rel), target)
@@ -125,7 +272,7 @@ def planned_digest(entry: dict[str, Any], full: str, digests: "InputDigests") ->
             inner = os.path.relpath(where, root)
             if inner in links or inner in entry.get("dirs", ()):
                 return None
-            content = tree.get(inner, "dangling")
+            content = entries.get(inner, "dangling")
         else:
             try:
                 content = digests.digest(where)
@@ -153,22 +300,30 @@ class InputDigests:
         self._assumed[os.path.abspath(path)] = digest
 
     def digest(self, path: str) -> str:
+        """A file by content and mode, a directory by everything in it; a symbolic link also
+        by its target's name (a job may read the name: ``readlink``, ``realpath``)."""
+        if os.path.islink(path) and os.path.abspath(path) not in self._assumed:
+            return f"link:{os.readlink(path)}:" + self._content(path)
+        return self._content(path)
+
+    def _content(self, path: str) -> str:
         assumed = self._assumed.get(os.path.abspath(path))
         if assumed is not None:
             return assumed
         if os.path.isdir(path):
-            # Everything a restore puts back counts: files by content, every subdirectory
-            # (empty ones too), links by target (and the content they lead to).
-            entries = {}
+            # Everything a restore puts back counts: files by content and mode, every
+            # subdirectory (empty ones too) and the folder itself by mode, links by target
+            # (and the content they lead to).
+            entries = {"./": _moded("dir", kept_mode(os.stat(path).st_mode))}
             for root, dirs, files in os.walk(path):
                 for name in dirs + files:
                     full = os.path.join(root, name)
                     rel = os.path.relpath(full, path)
                     if os.path.islink(full):
-                        content = self.digest(full) if os.path.exists(full) else "dangling"
+                        content = self._content(full) if os.path.exists(full) else "dangling"
                         entries[rel] = f"link:{os.readlink(full)}:{content}"
                     elif os.path.isdir(full):
-                        entries[rel + "/"] = "dir"
+                        entries[rel + "/"] = _moded("dir", kept_mode(os.stat(full).st_mode))
                     else:
                         entries[rel] = self.digest(full)
             return tree_digest(entries)
@@ -176,14 +331,39 @@ class InputDigests:
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
         if key not in self._cache:
             self._cache[key] = file_digest(Path(path))
-        return self._cache[key]
+        return _moded(self._cache[key], kept_mode(st.st_mode))
+
+
+_DYNAMIC_IMPORTS = frozenset(
+    {
+        "import_module",
+        "__import__",
+        "spec_from_file_location",
+        "run_path",
+        "run_module",
+        "SourceFileLoader",
+        "exec_module",
+        "load_module",
+        "exec",
+        "eval",
+        "compile",
+        "addsitedir",
+    }
+)
+"""Calls that import or run code by a name, path or text computed at run time (and any use
+of ``sys.path``): a source that makes one counts every workflow-local Python file
+(``module:*``), since which one it loads is unknown."""
 
 
 def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[str, str]:
-    """Workflow-local modules a Python source imports (transitively): name -> content sha.
+    """Workflow-local code a Python source imports (transitively): name -> content sha.
 
-    Only modules found as ``NAME.py`` in ``search`` folders count; installed packages are the
-    software environment's business."""
+    A flat module ``NAME.py`` in a ``search`` folder counts by its content (and what it
+    imports, in turn); a package ``NAME/`` (with or without ``__init__.py``) by every ``.py``
+    file in it (``NAME/``), whatever of it is imported, and what those files import. A source
+    that imports by a computed name (``importlib.import_module(x)``, ``__import__``,
+    ``runpy``, a loader from a file path) counts every ``.py`` file under the search folders
+    (``*``). Installed packages are the software environment's business."""
     found: dict[str, str] = {}
     pending = [(source, depth)]
     while pending:
@@ -198,16 +378,57 @@ def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[st
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names.add(node.module.split(".")[0])
-        for name in sorted(names - set(found)):
+            elif "*" not in found and (
+                isinstance(node, ast.Call)
+                and _call_name(node) in _DYNAMIC_IMPORTS
+                or _is_sys_path(node)
+            ):
+                # by position, not path: the same folders have other paths at another site
+                found["*"] = _sha(
+                    "\n".join(
+                        f"{i}={python_tree_digest(f)}"
+                        for i, f in enumerate(map(Path, search))
+                        if f.is_dir()
+                    )
+                )
+        for name in sorted(names):
             for folder in search:
-                candidate = folder / f"{name}.py"
-                if candidate.is_file():
-                    content = candidate.read_text()
-                    found[name] = _sha(content)
+                flat, package = folder / f"{name}.py", folder / name
+                if f"{name}.py" not in found and flat.is_file():
+                    content = flat.read_text(errors="replace")
+                    found[f"{name}.py"] = _sha(content)
                     if level > 1:
                         pending.append((content, level - 1))
                     break
+                if f"{name}/" not in found and package.is_dir() and _is_package(package):
+                    found[f"{name}/"] = python_tree_digest(package)
+                    if level > 1:
+                        for py in sorted(package.rglob("*.py")):
+                            pending.append((py.read_text(errors="replace"), level - 1))
+                    break
     return found
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _is_sys_path(node: ast.AST) -> bool:
+    """``sys.path`` (changed by the script: ``sys.path.insert(0, "lib")``, then imports from
+    a folder no static reading can name)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
+
+
+def _is_package(folder: Path) -> bool:
+    """A folder Python can import: a regular package, or a namespace package (``.py`` files
+    and no ``__init__.py``)."""
+    return (folder / "__init__.py").is_file() or any(folder.glob("*.py"))
 
 
 def script_config_reads(source: str) -> Optional[set[str]]:
@@ -367,35 +588,70 @@ class KeyComputer:
             self.templates["template"] = _sha(source)
             folders = [templates_file.parent, Path(workflow.basedir)]
             for module, sha in local_imports(source.decode(errors="replace"), folders).items():
-                self.templates[f"template-module:{module}.py"] = sha
-        self._code: dict[tuple[str, str], tuple[dict[str, str], Optional[set[str]]]] = {}
+                self.templates[f"template-module:{module}"] = sha
+        self._code: dict[
+            tuple[str, str], tuple[dict[str, str], Optional[set[str]]] | Uncacheable
+        ] = {}
+        local_dirs = {os.path.abspath(workflow.basedir), os.path.abspath(workdir)}
+        local_dirs |= {
+            os.path.abspath(getattr(m, "basedir", workflow.basedir))
+            for m in getattr(workflow, "modules", {}).values()
+            if isinstance(getattr(m, "basedir", None), str)
+        }
+        # The config a run: block reads counts as the config component (the whole config
+        # of its module), not again inside code:run-reach.
+        configs = [workflow.config, *(_rule_configs(workflow))]
+        known = {id(c): "config: counted as the config component" for c in configs}
+        self.follower = CodeFollower(sorted(local_dirs), stable_repr, known)
+        self._initial_env = initial_environment()
+        names = [(str(workdir), "<wd>"), (tempfile.gettempdir(), "<tmp>")]
+        names += [(folder, f"<{name}>") for name, folder in self.roots.items()]
+        self._site_names = sorted(
+            ((os.path.abspath(f).rstrip(os.sep), n) for f, n in names if f),
+            key=lambda item: -len(item[0]),
+        )
 
     def path(self, path: str) -> str:
         """A path's name in keys and manifests (see :func:`relative_path`)."""
         return relative_path(path, self.workdir, self.roots)
 
     def components(self, job: Any, template: Optional[str]) -> dict[str, str]:
-        """The named parts of a job's provenance, each a short, comparable value.
+        """The named parts of a job's provenance, each a short, comparable value: the job
+        as Snakemake executes it (see :mod:`docs/checkpoints.md`).
 
         Raises :class:`Uncacheable` if the job cannot have a key that covers it."""
         rule = job.rule
         code, config_keys = self._code_of(job)
         comps: dict[str, str] = {"schema": KEY_SCHEMA, "rule": rule.name, **code}
+        command = self._command(job)
+        if command is not None:
+            comps["command"] = _sha(command)
+            declared = {self.path(str(f)) for f in [*job.input, *job.output, *job.log]}
+            comps.update(self._command_files(job.shellcmd, declared))
+        environment = self._environment()
+        if environment is not None:
+            comps["environment"] = environment
+        if getattr(rule, "is_run", False) and not getattr(rule, "shellcmd", None):
+            comps["process-state"] = self._process_state()
         for name, value in job.params.items():
-            comps[f"params:{name}"] = _param_sha(rule.name, name, value)
+            comps[f"params:{name}"] = self._param_digest(rule.name, name, value)
         if len(job.params) > len(job.params.keys()):  # positional params have no names
             comps["params"] = _sha(
-                "\n".join(_param_sha(rule.name, str(i), v) for i, v in enumerate(job.params))
+                "\n".join(
+                    self._param_digest(rule.name, str(i), v) for i, v in enumerate(job.params)
+                )
             )
         for name, value in job.wildcards.items():
             comps[f"wildcards:{name}"] = _sha(str(value))
+        config = self._config_of(rule)
         if config_keys is None:
-            if isinstance(self.whole_config, Uncacheable):
-                raise self.whole_config
-            comps[WHOLE_CONFIG] = self.whole_config
+            whole = self._whole_config(config)
+            if isinstance(whole, Uncacheable):
+                raise whole
+            comps[WHOLE_CONFIG] = whole
         else:
             for key in sorted(config_keys):
-                found = _config_sha(self.config.get(key, "<absent>"), f"config:{key}")
+                found = _config_sha(config.get(key, "<absent>"), f"config:{key}")
                 if isinstance(found, Uncacheable):
                     raise found
                 comps[f"config:{key}"] = found
@@ -409,7 +665,16 @@ class KeyComputer:
                     f"it writes {path}, outside the working directory (a restore writes only "
                     "inside it)"
                 )
-        comps["outputs"] = _sha(json.dumps(sorted(self.path(str(o)) for o in job.output)))
+        # Named and ordered: swapping two inputs or outputs changes what the job does.
+        for kind in ("input", "output", "log"):
+            comps[f"io:{kind}"] = _sha(self._named_paths(getattr(job, kind, None) or []))
+        if job.benchmark is not None:
+            comps["io:benchmark"] = _sha(self.path(str(job.benchmark)))
+        comps["threads"] = str(getattr(job, "threads", 1))
+        resources = getattr(job, "resources", None)
+        if resources is not None:
+            for name, value in sorted(_resource_items(resources)):
+                comps[f"resources:{name}"] = _sha(stable_repr(value))
         for f in sorted(map(str, job.input)):
             comps[f"input:{self.path(f)}"] = self.digests.digest(f)
         if template:
@@ -418,7 +683,128 @@ class KeyComputer:
             comps["software:conda"] = _sha(job.conda_env.content)
         if getattr(job, "container_img_url", None):
             comps["software:container"] = _sha(str(job.container_img_url))
+        modules = getattr(job, "env_modules", None)
+        if modules is not None:
+            comps["software:envmodules"] = _sha(json.dumps(list(getattr(modules, "names", ()))))
         return comps
+
+    def _param_digest(self, rule: str, name: str, value: Any) -> str:
+        """A param by its value, and, for code it holds (a function, an object of a class
+        the Snakefile defines), by that code (:class:`CodeFollower`)."""
+        try:
+            return self.follower.digest(value, f"params:{name}")
+        except (Unfollowable, Unrepresentable) as e:
+            raise Uncacheable(
+                f"params:{name} of rule {rule} has no stable representation ({e}); give it a "
+                "value pickle can describe (plain data, a dataclass), or pass the object "
+                "some other way"
+            ) from None
+
+    def _environment(self) -> Optional[str]:
+        """The environment variables the workflow set, changed or removed in this process
+        (``os.environ[...] = ...`` in the Snakefile): every job inherits them. None when
+        there are none, or the initial environment is unknown (no ``/proc``)."""
+        if self._initial_env is None:
+            return None
+        changed = sorted((k, v) for k, v in os.environ.items() if self._initial_env.get(k) != v)
+        removed = sorted(k for k in self._initial_env if k not in os.environ)
+        if not changed and not removed:
+            return None
+        return _sha(self._site_neutral(json.dumps([changed, removed])))
+
+    def _process_state(self) -> str:
+        """What a ``run:`` block inherits from Snakemake's process besides its globals: the
+        process-global settings of the libraries loaded in it (``pd.set_option(...)`` or
+        ``np.set_printoptions(...)`` in the Snakefile), read as the sticky executor's direct
+        mode reads them (:mod:`._registries`); objects by type and name, not address."""
+        from ._registries import read_registries
+
+        state = sorted(
+            (f"{m}:{label}", repr(value)) for (m, label), value in read_registries().items()
+        )
+        text = _ADDRESS_ONLY.sub("", json.dumps(state))
+        return _sha(self._site_neutral(text))
+
+    def _command_files(self, command: str, declared: set[str]) -> dict[str, str]:
+        """Workflow files a shell command names without declaring them as inputs
+        (``python scripts/helper.py``, ``bash tools/run.sh``, ``-m pkg.tool``), by content,
+        and what Python files among them import from the workflow."""
+        found: dict[str, str] = {}
+        try:
+            tokens = shlex.split(command, comments=False)
+        except ValueError:
+            tokens = command.split()
+        folders = [Path(self.workdir), Path(self.workflow.basedir)]
+        for i, token in enumerate(tokens):
+            candidates = []
+            if i > 0 and tokens[i - 1] == "-m":
+                top = token.split(".")[0]
+                candidates = [f / f"{top}.py" for f in folders] + [f / top for f in folders]
+            elif "/" in token or token.endswith((".py", ".sh", ".R", ".pl", ".jl")):
+                candidates = [Path(token)] if os.path.isabs(token) else [f / token for f in folders]
+            for path in candidates:
+                name = self.path(str(path))
+                if name in declared or name.startswith("<outside>") or not path.exists():
+                    continue
+                if path.is_dir():
+                    if _is_package(path):
+                        found[f"command-file:{name}/"] = python_tree_digest(path)
+                    break
+                found[f"command-file:{name}"] = _sha(path.read_bytes())
+                if path.suffix == ".py":
+                    text = path.read_text(errors="replace")
+                    for module, sha in local_imports(text, [path.parent, *folders]).items():
+                        found[f"command-module:{module}"] = sha
+                break
+        return found
+
+    def _named_paths(self, files: Any) -> str:
+        """Ordered paths (as the key names them) with their flags (``protected()`` changes
+        an output's mode, ``directory()`` its kind), and which names point at which
+        positions."""
+        order = [[self.path(str(f)), *_flags(f)] for f in files]
+        names: dict[str, Any] = {}
+        items = getattr(files, "_names", None)  # Snakemake's Namedlist: name -> (start, end)
+        if isinstance(items, dict):
+            names = {n: list(span) if span else None for n, span in items.items()}
+        return json.dumps({"order": order, "names": names}, sort_keys=True)
+
+    def _command(self, job: Any) -> Optional[str]:
+        """The shell command exactly as ``shell()`` runs it, site paths replaced by names."""
+        if getattr(job.rule, "shellcmd", None) is None:
+            return None
+        from ._snakemake_compat import shell_settings
+
+        try:
+            formatted = job.shellcmd
+        except Exception as e:
+            raise Uncacheable(f"its shell command cannot be formatted ({e})") from None
+        address = _ADDRESS.search(formatted)
+        if address is not None:
+            raise Uncacheable(
+                "its shell command shows a memory address (an object formatted into it, "
+                f"{address.group(0)!r}), different in every run; format a value, not the object"
+            )
+        prefix, suffix, executable = shell_settings()
+        text = json.dumps([prefix, formatted, suffix, executable])
+        return self._site_neutral(text)
+
+    def _site_neutral(self, text: str) -> str:
+        """Absolute paths of this site (working directory, site roots, the temporary folder)
+        replaced by their names, longest first, so the same command keys alike elsewhere."""
+        for folder, name in self._site_names:
+            text = re.sub(re.escape(folder) + r"(?![\w.-])", name, text)
+        return text
+
+    def _config_of(self, rule: Any) -> Any:
+        from ._snakemake_compat import module_config
+
+        return module_config(self.workflow, rule)
+
+    def _whole_config(self, config: Any) -> "str | Uncacheable":
+        if config is self.config:
+            return self.whole_config
+        return _config_sha(config, WHOLE_CONFIG)
 
     def _code_of(self, job: Any) -> tuple[dict[str, str], Optional[set[str]]]:
         rule = job.rule
@@ -428,13 +814,19 @@ class KeyComputer:
             shown = shown.format(wildcards=job.wildcards, params=job.params, **job.wildcards)
         cache_key = (rule.name, shown)
         if cache_key not in self._code:
-            self._code[cache_key] = self._compute_code(job, source_path)
-        return self._code[cache_key]
+            try:
+                self._code[cache_key] = self._compute_code(job, source_path)
+            except Uncacheable as e:
+                self._code[cache_key] = e
+        found = self._code[cache_key]
+        if isinstance(found, Uncacheable):
+            raise found
+        return found
 
     def _compute_code(
         self, job: Any, source_path: Any
     ) -> tuple[dict[str, str], Optional[set[str]]]:
-        from ._snakemake_compat import get_source, new_source_cache
+        from ._snakemake_compat import get_source, new_source_cache, shell_settings
 
         rule = job.rule
         comps: dict[str, str] = {}
@@ -443,7 +835,19 @@ class KeyComputer:
             comps["code:shell"] = _sha(rule.shellcmd)
             config_keys = shell_config_reads(rule.shellcmd)
         elif getattr(rule, "run_func_src", None):
-            comps["code:run"] = _sha(rule.run_func_src)  # run: code sees all of config
+            # run: code sees all of config, and runs everything it reaches.
+            comps["code:run"] = _sha(rule.run_func_src)
+            run_func = getattr(rule, "run_func", None)
+            if run_func is not None and getattr(rule, "is_run", False):
+                try:
+                    comps["code:run-reach"] = self.follower.digest(run_func, f"rule {rule.name}")
+                except Unfollowable as e:
+                    raise Uncacheable(
+                        f"its run: block reaches something the key cannot follow: {e}"
+                    ) from None
+        # Every job Snakemake starts through shell() (shell:, run: blocks calling shell(), and
+        # the local executor's script and wrapper jobs) sees the shell prefix's exports.
+        comps["shell-settings"] = _sha(self._site_neutral(json.dumps(shell_settings())))
         if source_path:
             cache = new_source_cache(self.workflow)
             path, source, language, is_local, _ = get_source(
@@ -454,26 +858,105 @@ class KeyComputer:
             comps[f"script:{name}"] = _sha(source)
             if is_local and shown.endswith(".py"):
                 folders = [Path(shown).parent, Path(self.workflow.basedir)]
-                for module, sha in local_imports(source, folders).items():
-                    comps[f"module:{module}.py"] = sha
+                text = source.decode(errors="replace") if isinstance(source, bytes) else source
+                for module, sha in local_imports(text, folders).items():
+                    comps[f"module:{module}"] = sha
+            elif is_local and language != "python":
+                # A shell, R or Julia script may source any file beside it (source x.sh,
+                # source("x.R")): every file of its folder counts.
+                comps[f"script-folder:{self.path(str(Path(shown).parent))}"] = _tree_of_files(
+                    Path(shown).parent
+                )
             if language == "python" and not getattr(rule, "notebook", None):
                 config_keys = script_config_reads(
                     source.decode() if isinstance(source, bytes) else source
                 )
+        if getattr(rule, "cwl", None):
+            raise Uncacheable("it runs a CWL tool (cwl:), whose files the key does not follow")
+        if getattr(rule, "template_engine", None):
+            comps["code:template-engine"] = _sha(str(rule.template_engine))
         if getattr(rule, "wrapper", None):
             comps["code:wrapper"] = _sha(str(rule.wrapper))
+            folder = self._local_wrapper(str(rule.wrapper))
+            if folder is not None:
+                comps["code:wrapper-files"] = _tree_of_files(folder)
             config_keys = None
         return comps, config_keys
 
+    def _local_wrapper(self, wrapper: str) -> Optional[Path]:
+        """The folder of a wrapper on this machine (``file:`` or a ``file:`` prefix), whose
+        every file (wrapper.py, environment.yaml, ...) counts; None for a remote wrapper
+        (named by its version tag: the string is its content)."""
+        from ._snakemake_compat import wrapper_prefix
 
-def _param_sha(rule: str, name: str, value: Any) -> str:
+        text = wrapper
+        if not text.startswith("file:"):
+            prefix = wrapper_prefix(self.workflow) or ""
+            if not prefix.startswith("file:"):
+                return None
+            text = prefix.rstrip("/") + "/" + wrapper
+        local = text[len("file:") :]
+        if local.startswith("//"):
+            local = local[2:]
+        folder = Path(local)
+        if not folder.is_absolute():
+            folder = Path(self.workflow.basedir) / folder
+        if folder.is_file():
+            folder = folder.parent
+        return folder if folder.is_dir() else None
+
+
+_SITE_FLAGS = frozenset({"storage_object", "sourcecache_entry"})
+"""Flags whose values are this site's objects (not what the job does)."""
+
+
+def _flags(f: Any) -> list[str]:
+    """The names of a file's Snakemake flags (``protected``, ``temp``, ``directory``...)."""
+    flags = getattr(f, "flags", None)
+    if not isinstance(flags, dict):
+        return []
+    return sorted(str(name) for name in flags if name not in _SITE_FLAGS)
+
+
+def initial_environment() -> Optional[dict[str, str]]:
+    """The environment this process started with (``/proc/self/environ``), to tell what the
+    workflow set since; None where that cannot be read."""
     try:
-        return _sha(stable_repr(value))
-    except Unrepresentable as e:
-        raise Uncacheable(
-            f"params:{name} of rule {rule} has no stable representation ({e}); give it a "
-            "value whose repr shows its content, or pass the object some other way"
-        ) from None
+        raw = Path("/proc/self/environ").read_bytes()
+    except OSError:
+        return None
+    found = {}
+    for item in raw.split(b"\0"):
+        name, sep, value = item.partition(b"=")
+        if sep:
+            found[os.fsdecode(name)] = os.fsdecode(value)
+    return found
+
+
+def _rule_configs(workflow: Any) -> list[Any]:
+    from ._snakemake_compat import module_config
+
+    return [module_config(workflow, rule) for rule in getattr(workflow, "rules", ())]
+
+
+_SITE_RESOURCES = frozenset({"_cores", "_nodes", "tmpdir"})
+"""Resources that are not the job's: the run's totals, and the temporary folder (a site path:
+the command names it ``<tmp>``)."""
+
+
+def _resource_items(resources: Any) -> list[tuple[str, Any]]:
+    items = resources.items() if hasattr(resources, "items") else []
+    return [(n, v) for n, v in items if n not in _SITE_RESOURCES]
+
+
+def _tree_of_files(folder: Path) -> str:
+    entries = {}
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in files:
+            full = Path(root) / name
+            entries[str(full.relative_to(folder))] = _sha(full.read_bytes())
+    return tree_digest(entries)
 
 
 def _config_sha(value: Any, what: str) -> "str | Uncacheable":

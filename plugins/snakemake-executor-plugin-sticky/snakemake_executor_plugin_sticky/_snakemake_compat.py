@@ -230,12 +230,50 @@ def loaded_shell() -> Any:
     return getattr(sys.modules.get("snakemake.shell"), "shell", None)
 
 
+def shell_settings() -> tuple[str, str, str]:
+    """What Snakemake's ``shell()`` puts around every command of this run: the prefix (as
+    ``shell()`` computes it: ``set -euo pipefail; `` for bash unless ``shell.prefix()`` set
+    one), the suffix and the executable (``shell.executable()``; empty for /bin/sh)."""
+    from snakemake.shell import shell
+
+    prefix = shell._get_process_prefix()  # noqa: SLF001 (Snakemake's own computation)
+    return prefix, shell._process_suffix or "", shell.get_executable() or ""  # noqa: SLF001
+
+
+def module_config(workflow: Any, rule: Any) -> Any:
+    """The config a rule's code sees: its Snakemake ``module``'s (``module m: config: ...``)
+    for a rule from a module, else the workflow's."""
+    namespace = getattr(rule, "module_globals", None)
+    if isinstance(namespace, dict) and "config" in namespace:
+        return namespace["config"]
+    return workflow.config
+
+
+def wrapper_prefix(workflow: Any) -> Optional[str]:
+    """``--wrapper-prefix`` of this run (None: Snakemake's default, the wrappers repository)."""
+    return getattr(workflow.workflow_settings, "wrapper_prefix", None)
+
+
 # ---- the DAG, as --sticky-checkpoints uses it --------------------------------------------
 
 
 def needrun_jobs(workflow: Any) -> list[Any]:
     """The jobs Snakemake currently wants to run."""
     return list(workflow.dag.needrun_jobs())
+
+
+def updates_in_place(job: Any) -> bool:
+    """Whether a job has an ``update()`` output or a ``before_update()`` input."""
+    from snakemake.io import is_flagged
+
+    return any(is_flagged(f, "update") for f in job.output) or any(
+        is_flagged(f, "before_update") for f in job.input
+    )
+
+
+def all_jobs(workflow: Any) -> list[Any]:
+    """Every job of the run's DAG, up to date or not."""
+    return list(workflow.dag.jobs)
 
 
 def toposorted(workflow: Any, jobs: set[Any]) -> Iterable[Iterable[Any]]:
@@ -266,6 +304,14 @@ def recompute_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any
     dag = workflow.dag
     for job in jobs:
         dag.reason(job).clear()
+    # postprocess() adds the mutexes of update()/before_update() files again, and refuses a
+    # job that has one already ("Resource update_file_... already exists"): drop them first.
+    for job in dag.jobs:
+        aux = getattr(job, "_aux_resources", None)
+        if isinstance(aux, dict) and any(k.startswith("update_file_") for k in aux):
+            for name in [k for k in aux if k.startswith("update_file_")]:
+                del aux[name]
+            job._resources = None  # recomputed with the mutexes postprocess adds back
     workflow.async_run(dag.postprocess(update_needrun=True))
     for job in restored:
         workflow.async_run(dag.handle_temp(job))

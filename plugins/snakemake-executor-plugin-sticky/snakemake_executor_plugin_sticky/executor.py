@@ -129,6 +129,8 @@ class Executor(RealExecutor):
                 continue
             template = _template_of_any(job)
             if template is None:
+                if self._ckpt is not None:
+                    self._ckpt.started(job)
                 to_slurm.append(job)  # the slurm plugin announces it as it submits it
                 continue
             self.run_job_pre(job)
@@ -141,6 +143,8 @@ class Executor(RealExecutor):
             return
         template = _template_of_any(job)
         if template is None:
+            if self._ckpt is not None:
+                self._ckpt.started(job)  # its undeclared writes are seen at its end
             if self._slurm is not None:
                 self._slurm.run_jobs([job])
             else:
@@ -200,6 +204,10 @@ class Executor(RealExecutor):
     def handle_job_success(self, job: JobExecutorInterface) -> None:
         if self._ckpt is not None:
             self._ckpt.record_success(job)
+
+    def handle_job_error(self, job: JobExecutorInterface) -> None:
+        if self._ckpt is not None:
+            self._ckpt.failed(job)
 
     # ---- checkpoints ----------------------------------------------------------------------------
 

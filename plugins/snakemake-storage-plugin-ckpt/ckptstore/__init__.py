@@ -9,6 +9,7 @@ The provenance keys live in the sticky executor (``--sticky-checkpoints``), whic
 stores jobs through this package.
 """
 
+from ._materialise import kept_mode
 from .explain import Explanation, explain_change, explain_outputs
 from .store import (
     CheckpointStore,
@@ -33,4 +34,5 @@ __all__ = [
     "explain_change",
     "explain_outputs",
     "file_digest",
+    "kept_mode",
 ]

@@ -85,6 +85,12 @@ def _mode(st_mode: int) -> int:
     return stat.S_IMODE(st_mode) & KEPT_MODE_BITS
 
 
+def kept_mode(st_mode: int) -> int:
+    """The permission bits a checkpoint keeps of a file's ``st_mode`` (and a restore puts
+    back): no set-user- or set-group-ID bits."""
+    return _mode(st_mode)
+
+
 def entry_digests(entry: dict[str, Any]) -> set[str]:
     """The objects an entry needs (a link needs none)."""
     if "file" in entry:

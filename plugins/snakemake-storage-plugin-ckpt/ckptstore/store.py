@@ -10,6 +10,8 @@ Layout under the store's root::
     index/<sha256>.json         each job's last keys (to explain its reruns)
     corrupt/                    records and objects set aside as damaged, kept for inspection
     names/ab/<sha256>.json      a stable name (a ``ckpt://`` storage query) -> its content
+    pins/ab/<sha256>.json       objects another tool's live records use (a notebook's
+                                checkpoints, :meth:`CheckpointStore.pin`): never collected
     tmp/                        half-written files; renamed into place only when complete
 
 Every write goes to ``tmp/`` first and is renamed into place, so a reader never sees half an
@@ -36,7 +38,7 @@ import shutil
 import socket
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,6 +242,69 @@ class CheckpointStore:
         finally:
             tmp.unlink(missing_ok=True)
 
+    def staging_dir(self) -> Path:
+        """A new, empty folder inside the store (on its file system, so files can be hard-
+        linked into it and stored from it later); the caller removes it. What a killed caller
+        leaves there, :meth:`gc` removes after a day."""
+        self._check_writable()
+        folder = self._tmp_path()
+        folder.mkdir()
+        return folder
+
+    def put_bytes(self, data: bytes) -> str:
+        """Store bytes (once, whatever the number of writers); return their digest."""
+        self._check_writable()
+        tmp = self._tmp_path()
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+            return self.put_file(tmp)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    # ---- pins: the live records of other tools (NBRewind's notebook checkpoints) ----------
+
+    def pin(self, owner: str, digests: Iterable[str]) -> None:
+        """Keep ``digests`` for ``owner`` (e.g. a notebook's path): :meth:`gc` never deletes
+        a pinned object. A new pin of the same owner replaces its old one, so the objects
+        only the old one held become garbage."""
+        self._check_writable()
+        found = sorted({d for d in digests if _is_digest(d)})
+        body = {"owner": owner, "digests": found, "time": time.time()}
+        self._write_atomically(self._pin_path(owner), json.dumps(body, indent=1).encode())
+
+    def unpin(self, owner: str) -> bool:
+        """Drop ``owner``'s pin; False if it had none."""
+        path = self._pin_path(owner)
+        existed = path.is_file()
+        path.unlink(missing_ok=True)
+        return existed
+
+    def pins(self) -> Iterator[tuple[str, set[str]]]:
+        """Every pin: (owner, digests). A malformed one is set aside (noted in
+        :attr:`problems`) and raises :class:`StoreError`: what it protected is unknown."""
+        for path in sorted(self.root.glob("pins/*/*.json")):
+            try:
+                body = json.loads(path.read_text())
+                owner, digests = body["owner"], body["digests"]
+                if not isinstance(owner, str) or not isinstance(digests, list):
+                    raise TypeError("owner or digests")
+                if not all(isinstance(d, str) and _is_digest(d) for d in digests):
+                    raise TypeError("digests")
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                self._set_aside(path, f"pin {path.name} is malformed ({e!r})")
+                raise StoreError(
+                    f"pin {path.name} is malformed; what it kept is unknown, so nothing is "
+                    "deleted this time (it was moved to corrupt/; pin its owner again)"
+                ) from None
+            yield owner, set(digests)
+
+    def _pin_path(self, owner: str) -> Path:
+        name = hashlib.sha256(owner.encode()).hexdigest()
+        return self.root / "pins" / name[:2] / f"{name}.json"
+
     def copy_out(self, digest: str, dest: Path) -> None:
         """Copy an object to ``dest`` (a temporary name), checking its hash on the way."""
         source = self.object_path(digest)
@@ -441,9 +506,10 @@ class CheckpointStore:
     def run(self, run_id: Optional[str] = None) -> Iterator["RunRecord"]:
         """Mark a run active while it uses the store; record its keys when it ends.
 
-        A run that restored and stored nothing leaves no record: it must not count toward
-        :meth:`gc`'s ``keep_runs`` (a "Nothing to be done" rerun would otherwise push out the
-        run that stored everything). A read-only store records nothing at all."""
+        A run that used no key (restored, stored, or named with :meth:`RunRecord.rests_on`)
+        leaves no record. A "Nothing to be done" rerun names the keys its up-to-date outputs
+        rest on, so its record keeps them, as the run that stored them did. A read-only store
+        records nothing at all."""
         run_id = run_id or f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
         record = RunRecord(self, run_id)
         if self.read_only:
@@ -501,6 +567,12 @@ class CheckpointStore:
         live_digests: set[str] = set()
         for record in self.names():  # a bound name keeps its content, whatever the runs
             live_digests |= record.digests()
+        try:
+            for _, pinned in self.pins():  # another tool's live records (notebooks)
+                live_digests |= pinned
+            pins_known = True
+        except StoreError:
+            pins_known = False  # a damaged pin: delete no object this time
         for key_file in self.root.glob("keys/*/*.json"):
             key = key_file.stem
             if not _is_key(key):
@@ -520,7 +592,7 @@ class CheckpointStore:
         deleted, freed, protected = 0, 0, 0
         for obj in self.root.glob("objects/*/*"):
             digest = "sha256:" + obj.parent.name + obj.name
-            if digest in live_digests:
+            if digest in live_digests or not pins_known:
                 continue
             try:
                 st = obj.stat()
@@ -759,6 +831,12 @@ class RunRecord:
         self.store._write_atomically(self.marker, json.dumps(body).encode())
         self._published = len(self.keys)
 
+    def rests_on(self, keys: Iterable[str]) -> None:
+        """Keys the site's current outputs rest on (jobs up to date in this run, restored or
+        stored by earlier ones): kept by :meth:`CheckpointStore.gc` as if this run had used
+        them, so a "Nothing to be done" run keeps what its outputs came from."""
+        self.keys.update(k for k in keys if _is_key(k))
+
     def lookup(self, key: str) -> Optional[Manifest]:
         """A lookup alone does not count as using the key (only restoring or storing it)."""
         return self.store.lookup(key)
@@ -784,6 +862,15 @@ class RunRecord:
     ) -> Manifest:
         self.keys.add(key)
         return self.store.record(key, outputs, workdir, meta)
+
+
+def _is_digest(digest: str) -> bool:
+    algo, _, hexdigest = digest.partition(":")
+    return (
+        algo == "sha256"
+        and len(hexdigest) == 64
+        and all(c in "0123456789abcdef" for c in hexdigest)
+    )
 
 
 def _is_key(key: str) -> bool:

@@ -418,3 +418,24 @@ def test_plain_nbclient_gets_the_same_clear_message(tmp_path):
     client = NotebookClient(nb, kernel_name="nbrewind-repeat", timeout=60)
     with pytest.raises(CellExecutionError, match="NBRewindEngineMissing"):
         client.execute()
+
+
+def test_ckptstore_gc_on_a_notebook_store_keeps_its_live_checkpoints(tmp_path, monkeypatch):
+    """Issue 26: `python -m ckptstore gc .nbrewind` deleted every notebook checkpoint (NBRewind
+    wrote objects by computing ckptstore's paths, and registered nothing). The engine now pins
+    what the notebook's records use; a rerun of the notebook replaces its pin."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("NBREWIND_INLINE_MAX", "1024")
+    site = tmp_path / "a"
+    source = make_notebook(site / "in.ipynb", BIG)
+    execute(source, site / "out.ipynb", "nbrewind-audit", cwd=site)
+    gc = subprocess.run(
+        [sys.executable, "-m", "ckptstore", "gc", str(site / ".nbrewind"), "--keep-runs", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert gc.returncode == 0, gc.stdout + gc.stderr
+    nb = execute(site / "out.ipynb", site / "again.ipynb", "nbrewind-repeat", cwd=site)
+    assert executed(nb) == set() and nb.metadata["nbrewind"]["cells"]["restored"] == 4

@@ -264,3 +264,27 @@ def test_two_runs_sharing_a_store_at_once_both_store_and_a_third_restores(
     assert run.returncode == 0, run.output
     assert restored_and_stored(run.output) == (16, 0)
     assert same_outputs(first, third) and same_outputs(second, third)
+
+
+def test_gc_after_a_nothing_to_be_done_run_keeps_what_the_outputs_rest_on(
+    site_a, run_snakemake, tmp_path
+):
+    """Issue 26: a "Nothing to be done" rerun left no run record, so `gc --keep-runs 1`
+    kept only the run before it (which stored one changed job) and deleted the keys the
+    site's other current outputs rested on: a fresh site then reran them."""
+    wd_a, store = site_a
+    CHANGES["shell code"][0](wd_a)
+    changed = run_snakemake(wd_a, "--sticky-checkpoints", str(store))
+    assert restored_and_stored(changed.output) == (0, 1), changed.output
+    again = run_snakemake(wd_a, "--sticky-checkpoints", str(store))
+    assert "Nothing to be done" in again.output, again.output
+    gc = subprocess.run(
+        [sys.executable, "-m", "ckptstore", "gc", str(store), "--keep-runs", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert gc.returncode == 0, gc.stdout + gc.stderr
+    wd_b = clone(wd_a, tmp_path / "elsewhere" / "site-b")
+    run = run_snakemake(wd_b, "--sticky-checkpoints", str(store))
+    assert run.returncode == 0, run.output
+    assert restored_and_stored(run.output) == (16, 0), run.output

@@ -216,6 +216,25 @@ def test_runs_that_restore_and_store_nothing_do_not_count_toward_keep_runs(store
     assert [p.stem for p in (store.root / "runs").iterdir()] == ["stored"]
 
 
+def test_keys_a_run_says_its_outputs_rest_on_are_kept_like_used_ones(store, tmp_path):
+    """Issue 26: a "Nothing to be done" run names the keys its outputs rest on (and only
+    well-formed keys count); gc --keep-runs 1 then keeps them."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "x.txt").write_text("x")
+    (wd / "y.txt").write_text("y")
+    with store.run("stored") as run:
+        run.record(KEY_A, {"x.txt": "x.txt"}, wd)
+    with store.run("changed") as run:
+        run.record(KEY_B, {"y.txt": "y.txt"}, wd)
+    _age(store, 5000)
+    with store.run("nothing") as run:
+        run.rests_on([KEY_A, KEY_B, "../not-a-key"])
+    report = store.gc(keep_runs=1)
+    assert report.deleted_keys == 0, report
+    assert store.restore(KEY_A, tmp_path / "b") is not None
+
+
 def test_gc_during_a_run_keeps_what_that_run_restored(store, tmp_path):
     """The Why case: gc --keep-runs 1 during a run deleted what the run restored at its
     start (the key and objects were old, and the run had not finished)."""
@@ -255,3 +274,32 @@ def test_gc_keeps_what_a_running_workflow_restored_even_if_it_could_not_touch_it
         _age(store, 5000)  # as if the restore had not refreshed anything
         assert store.gc(keep_runs=1).deleted_keys == 0
         assert store.restore(KEY_A, tmp_path / "site-c") is not None
+
+
+def test_pinned_objects_survive_gc_and_a_new_pin_replaces_the_old(store, tmp_path):
+    """Issue 26: `python -m ckptstore gc .nbrewind` deleted every notebook checkpoint (NBRewind
+    wrote objects and recorded no runs or names). A pin keeps its objects."""
+    old = store.put_bytes(b"old checkpoint")
+    new = store.put_bytes(b"new checkpoint")
+    loose = store.put_bytes(b"nobody's")
+    store.pin("/work/nb/out.ipynb", [old, new, "not a digest"])
+    _age(store, 5000)
+    report = store.gc(keep_runs=1)
+    assert store.has(old) and store.has(new) and not store.has(loose)
+    assert report.deleted_objects == 1
+    store.pin("/work/nb/out.ipynb", [new])  # the notebook ran again
+    store.gc(keep_runs=1)
+    assert store.has(new) and not store.has(old)
+    assert [owner for owner, _ in store.pins()] == ["/work/nb/out.ipynb"]
+    assert store.unpin("/work/nb/out.ipynb") and not store.unpin("/work/nb/out.ipynb")
+
+
+def test_a_damaged_pin_makes_gc_delete_no_object(store):
+    kept = store.put_bytes(b"pinned by the damaged pin")
+    store.pin("nb.ipynb", [kept])
+    pin_file = next(store.root.glob("pins/*/*.json"))
+    pin_file.write_text("{")
+    _age(store, 5000)
+    report = store.gc(keep_runs=1)
+    assert store.has(kept) and report.deleted_objects == 0
+    assert any("pin" in p for p in report.problems)

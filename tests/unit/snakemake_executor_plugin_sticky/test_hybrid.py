@@ -512,7 +512,10 @@ def routed(restorable=()):
     executor._slurm = SimpleNamespace(
         run_jobs=lambda jobs: log.append(("slurm", [j.name for j in jobs]))
     )
-    executor._ckpt = SimpleNamespace(restore=lambda job: job.name in restorable)
+    executor._ckpt = SimpleNamespace(
+        restore=lambda job: job.name in restorable,
+        started=lambda job: log.append(("watched", job.name)),
+    )
     executor.run_job_pre = lambda job: log.append(("announce", job.name))
     executor._run_sticky = lambda job, template: log.append(("sticky", job.name, template))
     executor.report_job_submission = lambda info: log.append(("submitted", info.job.name))
@@ -531,11 +534,14 @@ def test_sticky_jobs_go_to_pilots_the_rest_to_slurm_in_one_batch():
     ]
     executor.run_jobs(jobs)
     assert log == [
+        ("watched", "align"),  # --sticky-checkpoints: its undeclared writes are looked for
         ("announce", "embed"),
         ("sticky", "embed", "minilm"),
         ("announce", "cached"),
         ("submitted", "cached"),
         ("restored", "cached"),
+        ("watched", "grouped"),
+        ("watched", "plot"),
         # one call, so that the slurm plugin can group them into job arrays
         ("slurm", ["align", "grouped", "plot"]),
     ]

@@ -94,7 +94,7 @@ def test_a_plan_knows_the_digest_of_restored_links_before_anything_is_placed(tmp
     site_b.mkdir()
     planned = InputDigests()
     # The link target is itself restored by the plan: known only as an assumed digest.
-    planned.assume(str(site_b / "data.txt"), manifest.outputs["data.txt"]["file"])
+    planned.assume(str(site_b / "data.txt"), entry_digest(manifest.outputs["data.txt"]))
     before = {
         name: planned_digest(entry, str(site_b / name), planned)
         for name, entry in manifest.outputs.items()
@@ -119,4 +119,50 @@ def test_local_imports_follow_workflow_modules_only(tmp_path):
     (tmp_path / "helper.py").write_text("import inner\nimport json\n")
     (tmp_path / "inner.py").write_text("X = 1\n")
     found = local_imports("import helper\nimport numpy\n", [tmp_path])
-    assert set(found) == {"helper", "inner"}
+    assert set(found) == {"helper.py", "inner.py"}
+
+
+def test_a_script_that_changes_sys_path_or_runs_code_from_text_counts_every_local_file(tmp_path):
+    """The red team (issue 26): sys.path.insert(0, "lib") then import mylib, and
+    exec(open("helper.py").read()), reached files no static reading names."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "mylib.py").write_text("X = 1\n")
+    for source in [
+        "import sys\nsys.path.insert(0, 'lib')\nimport mylib\n",
+        "exec(open('helper.py').read())\n",
+        "import importlib\nm = importlib.import_module(name)\n",
+    ]:
+        before = local_imports(source, [tmp_path])
+        assert "*" in before, source
+        (tmp_path / "lib" / "mylib.py").write_text("X = 2\n")
+        assert local_imports(source, [tmp_path])["*"] != before["*"], source
+        (tmp_path / "lib" / "mylib.py").write_text("X = 1\n")
+    assert "*" not in local_imports("import os\nprint(os.path.join('a', 'b'))\n", [tmp_path])
+
+
+def test_a_symbolic_link_input_counts_by_its_target_name_too(tmp_path):
+    """The red team: retargeting data/current -> v1.txt to v2.txt (same content) changed
+    what a job reading the link's name wrote."""
+    (tmp_path / "v1.txt").write_text("same")
+    (tmp_path / "v2.txt").write_text("same")
+    os.symlink("v1.txt", tmp_path / "current")
+    before = InputDigests().digest(str(tmp_path / "current"))
+    os.unlink(tmp_path / "current")
+    os.symlink("v2.txt", tmp_path / "current")
+    assert InputDigests().digest(str(tmp_path / "current")) != before
+
+
+def test_output_flags_are_part_of_the_named_paths():
+    from snakemake.io import protected
+
+    from snakemake_executor_plugin_sticky._provenance import _flags
+
+    assert _flags(protected("out/x.txt")) == ["protected"]
+    assert _flags("out/x.txt") == []
+
+
+def test_the_initial_environment_is_read_from_proc():
+    from snakemake_executor_plugin_sticky._provenance import initial_environment
+
+    found = initial_environment()
+    assert found is None or found.get("PATH") == os.environ.get("PATH")

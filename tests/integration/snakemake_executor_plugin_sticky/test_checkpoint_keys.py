@@ -1,0 +1,130 @@
+"""Keys of the job as Snakemake executes it (issue 26): the issue's stale restores, each an
+ordinary edit, must give a fresh run's outputs at a fresh site through the store, and edits
+that change nothing a job does must still restore it.
+
+The workflow (``tests/integration/workflows/checkpoint_keys``) has one rule per case. Site A
+runs it with a store (``--cores 2``); then every edit of a round is applied and two fresh
+copies run with ``--cores 1``: site B with the store, site C without. Every output (bytes and
+permission bits) of B must equal C's, and exactly the rules the edits touch rerun at B.
+First pass, before the key followed the job as executed: 9 of 13 outputs restored stale.
+"""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROUND_1 = [
+    # (file, old, new): each an ordinary edit that changes a fresh run's output
+    ("Snakefile", 'GREETING = "hi"', 'GREETING = "hello"'),  # a global used in shell:
+    ("Snakefile", 'return f"v1 {x}"', 'return f"v2 {x}"'),  # a function run: calls
+    ("Snakefile", 'SEP = "-"', 'SEP = "+"'),  # a class attribute run: reads
+    ("Snakefile", 'input: "data/a.txt", "data/b.txt"', 'input: "data/b.txt", "data/a.txt"'),
+    (
+        "Snakefile",
+        'output: "out/os_a.txt", "out/os_b.txt"',
+        'output: "out/os_b.txt", "out/os_a.txt"',
+    ),
+    ("mypkg/sub.py", "VALUE = 1", "VALUE = 2"),  # a workflow-local package
+    ("wrappers/hello/wrapper.py", "hello v1", "hello v2"),  # a local wrapper's file
+    ("Snakefile", "chmod 644 {output}", "chmod 755 {output}"),  # only a mode (cp -p below)
+    # edits that change nothing a job does: their jobs must be restored
+    ("Snakefile", 'message: "making the message file"', 'message: "writing the message file"'),
+    ("Snakefile", "UNRELATED = 1", "# a comment that moves every line below\n\nUNRELATED = 2"),
+]
+RERUN_1 = {
+    "global_shell",
+    "run_func",
+    "run_class",
+    "cat",
+    "out_swap",
+    "pkg",
+    "wrapper",
+    "mode_up",
+    "mode_down",
+    "threads",  # --cores 2 at site A, 1 here: {threads} is 1
+}
+ROUND_2 = [
+    ("Snakefile", "export PFX=one; ", "export PFX=two; "),  # shell.prefix(): every job
+    ("config.yaml", "word: alpha", "word: beta"),  # the config a module's rule sees
+]
+RERUN_2 = {
+    "global_shell",
+    "prefix",
+    "cat",
+    "out_swap",
+    "threads",
+    "mode_up",
+    "mode_down",
+    "m_word",  # reads its module's config["word"] (the main config has no "word")
+    "run_func",  # run: blocks see the whole config and call shell()
+    "run_class",
+    "run_noop",
+    "wrapper",  # wrappers may read any config
+    # the local executor starts script jobs through shell() too: they see the prefix's
+    # exports (the red team's script_shell_prefix_env)
+    "pkg",
+    "message",
+}
+ALL_RULES = set(RERUN_2)
+
+
+def outputs(site: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p.relative_to(site)): (p.read_bytes(), os.stat(p).st_mode & 0o7777)
+        for p in sorted((site / "out").rglob("*"))
+        if p.is_file()
+    }
+
+
+def fresh_copy(source: Path, to: Path) -> Path:
+    shutil.copytree(source, to, ignore=shutil.ignore_patterns(".snakemake", "out", "__pycache__"))
+    return to
+
+
+def edit(site: Path, edits: list[tuple[str, str, str]]) -> None:
+    for name, old, new in edits:
+        path = site / name
+        text = path.read_text()
+        assert old in text, (name, old)
+        path.write_text(text.replace(old, new))
+
+
+def reran(output: str) -> set[str]:
+    return set(re.findall(r"checkpoints: rule (\w+) \(.*\) reruns:", output))
+
+
+def test_edits_the_old_key_missed_give_a_fresh_run_at_a_fresh_site(
+    workflow, run_snakemake, tmp_path
+):
+    store = str(tmp_path / "store")
+    site_a = workflow("checkpoint_keys", "site-a")
+    run = run_snakemake(site_a, "--sticky-checkpoints", store)
+    assert run.returncode == 0, run.output
+    assert "is not cached" not in run.output, run.output
+    assert f"0 job(s) restored, {len(ALL_RULES)} stored" in run.output, run.output
+
+    source = site_a
+    for number, (edits, expected) in enumerate([(ROUND_1, RERUN_1), (ROUND_2, RERUN_2)], 1):
+        site_b = fresh_copy(source, tmp_path / f"round{number}" / "site-b")
+        edit(site_b, edits)
+        site_c = fresh_copy(site_b, tmp_path / f"round{number}" / "site-c")
+        with_store = run_snakemake(site_b, "--sticky-checkpoints", store, cores=1)
+        assert with_store.returncode == 0, with_store.output
+        fresh = run_snakemake(site_c, cores=1)
+        assert fresh.returncode == 0, fresh.output
+        stale = {
+            name: (value, outputs(site_c).get(name))
+            for name, value in outputs(site_b).items()
+            if outputs(site_c).get(name) != value
+        }
+        assert not stale, f"round {number}: restored stale: {stale}"
+        assert set(outputs(site_b)) == set(outputs(site_c))
+        assert reran(with_store.output) == expected, with_store.output
+        restored = len(ALL_RULES) - len(expected)
+        assert f"checkpoints: {restored} job(s) restored" in with_store.output, with_store.output
+        source = site_b
