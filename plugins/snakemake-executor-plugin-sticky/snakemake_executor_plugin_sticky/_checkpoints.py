@@ -146,6 +146,8 @@ class RunCheckpoints:
         self._writing: Optional[str] = None  # the job the writer stores now
         self.restored = 0
         self.stored = 0
+        self.keys_computed = 0
+        self.key_seconds = 0.0
         self._closed = False
         self._restored_keys: dict[Any, tuple[str, dict[str, str]]] = {}
         self._tree: Optional[TreeWatch] = None
@@ -259,6 +261,7 @@ class RunCheckpoints:
         The files are hard-linked into the store's staging area at once (so a temp() output
         deleted a moment later is still stored, whole), and hashed, copied and synced by a
         background writer: storing stays off Snakemake's scheduling path."""
+        self.keys.process_may_have_changed()
         if self._tree is not None and job in self._to_store:
             undeclared = self._tree.ended(job)
             if undeclared:
@@ -297,6 +300,7 @@ class RunCheckpoints:
         self._tree.started(job)
 
     def failed(self, job: Any) -> None:
+        self.keys.process_may_have_changed()
         if self._tree is not None:
             self._tree.forget(job)
 
@@ -401,6 +405,12 @@ class RunCheckpoints:
             f"checkpoints: {self.restored} job(s) restored, {self.stored} stored "
             f"({self.store.root})"
         )
+        if self.keys_computed:
+            each = 1000 * self.key_seconds / self.keys_computed
+            self.logger.info(
+                f"checkpoints: {self.keys_computed} provenance key(s) in "
+                f"{self.key_seconds:.2f} s ({each:.2f} ms per job)"
+            )
 
     # ---- internals --------------------------------------------------------------------------
 
@@ -431,6 +441,14 @@ class RunCheckpoints:
         )
 
     def _key(self, job: Any) -> Optional[tuple[str, dict[str, str]]]:
+        started = time.perf_counter()
+        try:
+            return self._key_of(job)
+        finally:
+            self.key_seconds += time.perf_counter() - started
+            self.keys_computed += 1
+
+    def _key_of(self, job: Any) -> Optional[tuple[str, dict[str, str]]]:
         try:
             comps = self.keys.components(job, self.template_of(job))
         except Uncacheable as e:

@@ -103,19 +103,30 @@ def reduce_parts(value: Any, error: type[Exception] = ValueError) -> tuple[str, 
 def code_names(code: types.CodeType) -> tuple[set[str], set[str]]:
     """The names ``code`` and the code objects nested in it (lambdas, comprehensions, inner
     functions and classes) look up as globals, and the modules they import."""
+    names, imports, _ = code_names_and_attributes(code)
+    return names, imports
+
+
+def code_names_and_attributes(code: types.CodeType) -> tuple[set[str], set[str], set[str]]:
+    """:func:`code_names`, and the attribute names the code reads or writes."""
     names: set[str] = set()
     imports: set[str] = set()
+    attributes: set[str] = set()
     pending = [code]
     while pending:
         co = pending.pop()
         for ins in dis.get_instructions(co):
             kind = NAME_OPS.get(ins.opname)
-            if kind == "global" and isinstance(ins.argval, str):
+            if not isinstance(ins.argval, str):
+                continue
+            if kind == "global":
                 names.add(ins.argval)
-            elif kind == "import" and isinstance(ins.argval, str):
+            elif kind == "import":
                 imports.add(ins.argval)
+            elif kind == "attribute":
+                attributes.add(ins.argval)
         pending.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
-    return names, imports
+    return names, imports, attributes
 
 
 def _installed_roots() -> tuple[str, ...]:
@@ -300,7 +311,7 @@ class CodeFollower:
         if isinstance(obj, (set, frozenset)):
             inner = ",".join(sorted(self.digest(v, f"{path} item") for v in obj))
             return _sha(f"{type(obj).__name__}{{{inner}}}")
-        if isinstance(obj, dict):
+        if isinstance(obj, (dict, types.MappingProxyType)):
             # In order: iterating a dict is what code sees.
             items = [
                 f"{self.digest(k, f'{path} key')}:{self.digest(v, f'{path}[{k!r}]')}"
@@ -332,8 +343,13 @@ class CodeFollower:
     def _function(self, fn: types.FunctionType, path: str) -> str:
         if not self.is_local_file(fn.__code__.co_filename):
             # An installed library's function (Snakemake's expand, a package's helper): the
-            # software environment's business, by its name.
-            return _sha(f"installed-function:{fn.__module__}.{fn.__qualname__}")
+            # software environment's business, by its name; but what the workflow hung on it
+            # counts (functools.singledispatch's registry, a wrapped function).
+            name = f"installed-function:{fn.__module__}.{fn.__qualname__}"
+            attached = getattr(fn, "__dict__", None)
+            if attached:
+                name += ":" + self.digest(dict(attached), f"{path} attributes")
+            return _sha(name)
         parts = [self._code(fn.__code__, path)]
         parts.append(self.digest(fn.__defaults__, f"{path} defaults"))
         parts.append(self.digest(fn.__kwdefaults__, f"{path} keyword defaults"))
@@ -348,9 +364,13 @@ class CodeFollower:
             parts.append(f"__dict__={self.digest(dict(fn.__dict__), f'{path} attributes')}")
         module_globals = fn.__globals__
         builtins = module_globals.get("__builtins__", {})
-        names, imports = code_names(fn.__code__)
+        names, imports, attributes = code_names_and_attributes(fn.__code__)
         for name in sorted(imports):
             parts.append(f"import {name}={self.imported(name, module_globals)}")
+        if attributes & DYNAMIC_MODULE_ATTRIBUTES or names & {"__import__"}:
+            # sys.modules["helpers"], importlib.import_module(name): any loaded module of
+            # the workflow may be the one used
+            parts.append(f"loaded-modules={self._loaded_local_modules()}")
         if names & DYNAMIC_NAMES:
             # globals()[...], vars(), eval/exec of a string, __import__(name): any global and,
             # for code run from text, any workflow Python file may be what runs.
@@ -376,6 +396,14 @@ class CodeFollower:
                 continue
             parts.append(f"{name}={self.digest(value, f'{path} -> globals()[{name!r}]')}")
         return _sha("namespace:" + "|".join(sorted(parts)))
+
+    def _loaded_local_modules(self) -> str:
+        parts = []
+        for name, module in sorted(sys.modules.items()):
+            filename = getattr(module, "__file__", None)
+            if isinstance(module, types.ModuleType) and self.is_local_file(filename):
+                parts.append(f"{name}={self.module_digest(module)}")
+        return _sha("|".join(parts))
 
     def _local_python(self) -> str:
         if self._local_python_digest is None:
@@ -454,6 +482,9 @@ class CodeFollower:
 DYNAMIC_NAMES = frozenset({"globals", "vars", "locals", "eval", "exec", "compile", "__import__"})
 """Builtins through which code can reach any global of its namespace by a computed name."""
 DYNAMIC_CODE = frozenset({"eval", "exec", "compile", "__import__"})
+DYNAMIC_MODULE_ATTRIBUTES = frozenset({"modules", "import_module", "reload", "find_spec"})
+"""Attributes through which code reaches a module by a computed name (``sys.modules[...]``,
+``importlib.import_module(...)``)."""
 """Builtins through which code can run code from text (a file, a string)."""
 
 

@@ -604,6 +604,7 @@ class KeyComputer:
         known = {id(c): "config: counted as the config component" for c in configs}
         self.follower = CodeFollower(sorted(local_dirs), stable_repr, known)
         self._initial_env = initial_environment()
+        self._process_cache: dict[str, Optional[str]] = {}
         names = [(str(workdir), "<wd>"), (tempfile.gettempdir(), "<tmp>")]
         names += [(folder, f"<{name}>") for name, folder in self.roots.items()]
         self._site_names = sorted(
@@ -701,6 +702,11 @@ class KeyComputer:
             ) from None
 
     def _environment(self) -> Optional[str]:
+        if "environment" not in self._process_cache:
+            self._process_cache["environment"] = self._read_environment()
+        return self._process_cache["environment"]
+
+    def _read_environment(self) -> Optional[str]:
         """The environment variables the workflow set, changed or removed in this process
         (``os.environ[...] = ...`` in the Snakefile): every job inherits them. None when
         there are none, or the initial environment is unknown (no ``/proc``)."""
@@ -712,7 +718,19 @@ class KeyComputer:
             return None
         return _sha(self._site_neutral(json.dumps([changed, removed])))
 
+    def process_may_have_changed(self) -> None:
+        """A job ended: a ``run:`` block runs in this process and may have changed its
+        environment or library state, so the next key reads them again (until then they are
+        read once, not per job)."""
+        self._process_cache.clear()
+
     def _process_state(self) -> str:
+        state = self._process_cache.get("state")
+        if state is None:
+            state = self._process_cache["state"] = self._read_process_state()
+        return state
+
+    def _read_process_state(self) -> str:
         """What a ``run:`` block inherits from Snakemake's process besides its globals: the
         process-global settings of the libraries loaded in it (``pd.set_option(...)`` or
         ``np.set_printoptions(...)`` in the Snakefile), read as the sticky executor's direct
@@ -720,7 +738,11 @@ class KeyComputer:
         from ._registries import read_registries
 
         state = sorted(
-            (f"{m}:{label}", repr(value)) for (m, label), value in read_registries().items()
+            (f"{m}:{label}", repr(value))
+            for (m, label), value in read_registries().items()
+            # the site's environment (what the workflow set is the environment component),
+            # and source lines kept for tracebacks (they grow with every include:)
+            if (m, label) != ("os", "environ") and m != "linecache"
         )
         text = _ADDRESS_ONLY.sub("", json.dumps(state))
         return _sha(self._site_neutral(text))
@@ -835,16 +857,21 @@ class KeyComputer:
             comps["code:shell"] = _sha(rule.shellcmd)
             config_keys = shell_config_reads(rule.shellcmd)
         elif getattr(rule, "run_func_src", None):
-            # run: code sees all of config, and runs everything it reaches.
-            comps["code:run"] = _sha(rule.run_func_src)
+            # run: code sees all of config, and runs everything it reaches: by its bytecode
+            # (code:run-reach), so reformatting the block changes nothing; other rules'
+            # generated run functions by their source.
             run_func = getattr(rule, "run_func", None)
-            if run_func is not None and getattr(rule, "is_run", False):
+            if run_func is None or not getattr(rule, "is_run", False):
+                comps["code:run"] = _sha(rule.run_func_src)
+            else:
                 try:
                     comps["code:run-reach"] = self.follower.digest(run_func, f"rule {rule.name}")
                 except Unfollowable as e:
                     raise Uncacheable(
                         f"its run: block reaches something the key cannot follow: {e}"
                     ) from None
+                # shell("python scripts/x.py ...") inside the block: the files its strings name
+                comps.update(self._command_files(" ".join(_strings(run_func.__code__)), set()))
         # Every job Snakemake starts through shell() (shell:, run: blocks calling shell(), and
         # the local executor's script and wrapper jobs) sees the shell prefix's exports.
         comps["shell-settings"] = _sha(self._site_neutral(json.dumps(shell_settings())))
@@ -904,6 +931,19 @@ class KeyComputer:
         if folder.is_file():
             folder = folder.parent
         return folder if folder.is_dir() else None
+
+
+def _strings(code: Any) -> list[str]:
+    """The string constants of a code object and the code nested in it."""
+    found, pending = [], [code]
+    while pending:
+        co = pending.pop()
+        for const in co.co_consts:
+            if isinstance(const, str):
+                found.append(const)
+            elif hasattr(const, "co_consts"):
+                pending.append(const)
+    return found
 
 
 _SITE_FLAGS = frozenset({"storage_object", "sourcecache_entry"})

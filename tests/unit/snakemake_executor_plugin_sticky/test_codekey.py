@@ -247,6 +247,12 @@ RED_TEAM = {
         "def run():\n    return f()\n",
         ("return 1", "return 2"),
     ),
+    "a singledispatch implementation": (
+        "from functools import singledispatch\n@singledispatch\ndef render(x):\n"
+        "    return 'obj'\n@render.register\ndef _(x: int):\n    return 'int:' + str(x)\n"
+        "def run():\n    return render(3)\n",
+        ("'int:'", "'integer:'"),
+    ),
     "a field a repr leaves out": (
         "class Model:\n    def __init__(self, d):\n        self.d = d\n    def __repr__(self):\n"
         "        return 'Model'\nM = Model(18)\ndef run():\n    return M.d\n",
@@ -276,3 +282,19 @@ def test_a_module_global_the_snakefile_changes_after_import_counts(tmp_path, mon
         digests.append(run_digest(tmp_path, source))
     sys.modules.pop("helpers_settings", None)
     assert digests[0] != digests[1]
+
+
+def test_a_module_taken_from_sys_modules_by_name_counts(tmp_path, monkeypatch):
+    """The red team: sys.modules["helpers7"].label(), helpers7 imported under another name."""
+    (tmp_path / "helpers_by_name.py").write_text("def label():\n    return 'v1'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = (
+        "import helpers_by_name as _h\nimport sys\n"
+        "def run():\n    return sys.modules['helpers_by_name'].label()\n"
+    )
+    sys.modules.pop("helpers_by_name", None)
+    before = run_digest(tmp_path, source)
+    (tmp_path / "helpers_by_name.py").write_text("def label():\n    return 'v2'\n")
+    sys.modules.pop("helpers_by_name", None)
+    assert run_digest(tmp_path, source) != before
+    sys.modules.pop("helpers_by_name", None)
