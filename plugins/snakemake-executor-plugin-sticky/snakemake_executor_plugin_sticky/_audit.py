@@ -169,6 +169,16 @@ def start(workdir: str, snakemake: Any) -> WriteWatch:
     return _current
 
 
+def start_build(workdir: str) -> WriteWatch:
+    """Watch the writes of a template build (nothing is declared for it)."""
+    global _current, _installed
+    if not _installed:
+        sys.addaudithook(_hook)
+        _installed = True
+    _current = WriteWatch(workdir, [])
+    return _current
+
+
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
     """The worker's own writes while an invocation is watched (its temporary script)."""

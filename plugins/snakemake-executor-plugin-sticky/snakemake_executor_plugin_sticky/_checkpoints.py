@@ -151,6 +151,8 @@ class RunCheckpoints:
         self._closed = False
         self._restored_keys: dict[Any, tuple[str, dict[str, str]]] = {}
         self._tree: Optional[TreeWatch] = None
+        self._suspects: list[tuple[Any, list[str], _StoreTask]] = []
+        self._worker_writes: set[str] = set()
 
     # ---- before scheduling -----------------------------------------------------------------
 
@@ -265,11 +267,57 @@ class RunCheckpoints:
         if self._tree is not None and job in self._to_store:
             undeclared = self._tree.ended(job)
             if undeclared:
-                self.uncacheable(job, undeclared, seen_by="changed while it ran")
+                # Maybe a sticky worker's (a template build or an invocation running beside
+                # it, reported by their audit hook, possibly later): decided at the end, on
+                # the files as they are now where they can be staged (a temp() output may be
+                # gone by then; a link or folder is read then, and not stored if gone).
+                task = self._prepare(job)
+                if task is not None:
+                    self._suspects.append((job, undeclared, task))
                 return
+        task = self._prepare(job)
+        if task is not None:
+            self._submit(task)
+
+    def written_by_workers(self, paths: list[str]) -> None:
+        """Files sticky workers changed (template builds, invocations): a non-sticky job
+        that ran meanwhile is not blamed for them. Called from the manager's thread."""
+        self._worker_writes.update(paths)
+
+    def _settle_suspects(self) -> None:
+        """Jobs that ran while undeclared files changed: stored if every such file was a
+        sticky worker's, else left out of the store with a warning naming the files."""
+        suspects, self._suspects = self._suspects, []
+        for job, undeclared, task in suspects:
+            left = [p for p in undeclared if p.rstrip(os.sep) not in self._worker_writes]
+            left = [p for p in left if not self._under_worker_write(p)]
+            if left:
+                self._discard(task)
+                self._uncacheable_now(job, left)
+            else:
+                self._submit(task)
+
+    def _uncacheable_now(self, job: Any, undeclared: list[str]) -> None:
+        self._to_store[job] = ("", {})  # uncacheable() pops it and warns
+        self.uncacheable(job, undeclared, seen_by="changed while it ran")
+
+    @staticmethod
+    def _discard(task: "_StoreTask") -> None:
+        if task.staging is not None:
+            shutil.rmtree(task.staging, ignore_errors=True)
+
+    def _under_worker_write(self, rel: str) -> bool:
+        """A folder a worker's write created (``builds/`` for ``builds/marker``)."""
+        if not rel.endswith(os.sep):
+            return False
+        return any(w.startswith(rel) for w in self._worker_writes)
+
+    def _prepare(self, job: Any) -> Optional["_StoreTask"]:
+        """What storing a successful job takes, its files hard-linked into the store's
+        staging area where they can be (None: nothing to store)."""
         keyed = self._to_store.pop(job, None)
         if keyed is None or self.store.read_only:
-            return
+            return None
         key, comps = keyed
         paths = [*map(str, job.output), *map(str, job.log)]
         if job.benchmark is not None:
@@ -277,10 +325,14 @@ class RunCheckpoints:
         outputs = {self.keys.path(p): p for p in paths if os.path.lexists(p)}
         task = _StoreTask(key, comps, job.rule.name, self._identity(job), str(job), outputs)
         staged = self._stage(outputs)
-        if staged is None:  # a directory, or the store is on another file system
+        if staged is not None:
+            task.outputs, task.staging = staged, next(iter(staged.values())).parent
+        return task
+
+    def _submit(self, task: "_StoreTask") -> None:
+        if task.staging is None:  # a directory, or the store is on another file system
             self._write(task)
             return
-        task.outputs, task.staging = staged, next(iter(staged.values())).parent
         if self._writer is None:
             self._writer = threading.Thread(
                 target=self._write_loop, name="checkpoint-writer", daemon=True
@@ -327,14 +379,17 @@ class RunCheckpoints:
         shown = ", ".join(undeclared[:3]) + (
             f" and {len(undeclared) - 3} more" if len(undeclared) > 3 else ""
         )
-        if seen_by == "changed":
-            what = f"changed {shown}"
-        else:
-            what = f"ran while {shown} changed (by it, or by a job running beside it)"
+        if seen_by == "changed":  # the audit hook saw the job itself write them
+            what = f"changed {shown}, outside its declared outputs, logs and benchmark"
+        else:  # the working directory's listing saw them change while it ran
+            what = (
+                f"ran while {shown} changed (by it, or by a job running beside it), outside "
+                "the declared outputs, logs and benchmarks"
+            )
         self.logger.warning(
-            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) {what}, "
-            "outside the declared outputs, logs and benchmarks: it is not stored and runs "
-            "every time (declare them as outputs or log: to make it restorable)"
+            f"checkpoints: rule {job.rule.name} ({', '.join(map(str, job.output))}) {what}: "
+            "it is not stored and runs every time (declare them as outputs or log: to make "
+            "it restorable)"
         )
 
     def _stage(self, outputs: dict[str, str]) -> Optional[dict[str, Path]]:
@@ -390,6 +445,7 @@ class RunCheckpoints:
         if self._closed:
             return
         self._closed = True
+        self._settle_suspects()
         if self._writer is not None:
             self._queue.put(None)
             if not wait_for_writer(self._writer, self._pending, self.logger.info):

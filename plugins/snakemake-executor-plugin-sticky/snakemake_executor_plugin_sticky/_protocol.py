@@ -138,6 +138,9 @@ class StateBuilt:
     direct_because: Optional[str] = None
     """Set when the template's invocations run in direct mode although it asked for fork
     mode: why this worker's process cannot be forked (a GPU runtime, threads)."""
+    writes: tuple[str, ...] = ()
+    """Files the build changed in the working directory (the audit hook's view; relative
+    where inside it): a non-sticky job running meanwhile is not blamed for them."""
 
 
 @dataclass(frozen=True)

@@ -449,6 +449,8 @@ class Executor(RealExecutor):
                     pilot_env_names=tuple(getattr(self.workflow, "envvars", None) or ()),
                     slurm_watch=self._slurm_watch,
                 )
+                if self._ckpt is not None:
+                    self._manager.on_worker_writes = self._ckpt.written_by_workers
                 self._progress = ProgressReporter(self._manager.metrics, self.logger.info).start()
             return self._manager
 
@@ -472,8 +474,10 @@ class Executor(RealExecutor):
                 "the worker is retired and the next job gets a fresh one (direct mode; "
                 "fork mode, the default, needs no such check)"
             )
-        if ok and done is not None and done.undeclared_writes and self._ckpt is not None:
-            self._ckpt.uncacheable(info.job, done.undeclared_writes)
+        if done is not None and done.undeclared_writes and self._ckpt is not None:
+            self._ckpt.written_by_workers(done.undeclared_writes)
+            if ok:
+                self._ckpt.uncacheable(info.job, done.undeclared_writes)
         if ok:
             self.report_job_success(info)
         else:

@@ -113,6 +113,9 @@ class Manager:
         self.workdir = workdir
         self.on_done = on_done
         self.on_requeue = on_requeue
+        self.on_worker_writes: Optional[Callable[[list[str]], None]] = None
+        """Told the files a template build wrote (--sticky-checkpoints: not blamed on a
+        non-sticky job running meanwhile)."""
         self.metrics = metrics
         self.heartbeat_timeout = heartbeat_timeout
         self.start_timeout = start_timeout
@@ -393,6 +396,8 @@ class Manager:
                 self._lose(worker.id, message.cause, message.fate)
             elif isinstance(message, StateBuilt):
                 self.scheduler.state_built(worker.id, message.template)
+                if message.writes and self.on_worker_writes is not None:
+                    self.on_worker_writes(list(message.writes))
                 if message.direct_because and message.template not in self._direct_noted:
                     self._direct_noted.add(message.template)
                     log.warning(

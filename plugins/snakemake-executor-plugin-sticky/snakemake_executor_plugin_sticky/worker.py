@@ -37,7 +37,7 @@ from stickyinvoc._templates import (
     load_templates,
 )
 
-from . import supervisor
+from . import _audit, supervisor
 from ._hazards import describe as describe_hazards
 from ._hazards import fork_hazards
 from ._isolation import Isolation, Script, compile_script, imported_modules, script_traceback
@@ -235,19 +235,29 @@ class Worker:
         self.holder.current_template = inv.template
         self.holder.looked_up = set()
         resolve_node_tmpdir(inv.snakemake)
+        building = inv.template not in self.holder.states
+        if building:  # the files a build writes: not any concurrent job's (checkpoints)
+            _audit.start_build(inv.workdir or os.getcwd())
         try:
             with SeedWatch() as seeds:  # which generators the template seeds (_seeds)
                 _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
+            if building:
+                _audit.stop()
             self.send(StateFailed(inv.template, e.formatted_traceback))
             return InvocationDone(inv.invocation_id, False, str(e), template_failed=True)
+        if building and built is None:
+            _audit.stop()
         if built is not None:
             self.isolation.state_changed(
                 inv.template, frozenset(seeds.seeded), tuple(seeds.from_os)
             )
             self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
             direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
-            self.send(StateBuilt(inv.template, built.build_seconds, direct_because=direct))
+            writes = tuple(_audit.stop()) if building else ()
+            self.send(
+                StateBuilt(inv.template, built.build_seconds, direct_because=direct, writes=writes)
+            )
             if self.trace is not None and inv.trace is not None:  # DISTEA: a state write
                 self.trace.state_built(
                     inv.template, {k: b.value for k, b in self.holder.states.items()}

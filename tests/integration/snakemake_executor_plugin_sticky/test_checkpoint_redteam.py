@@ -36,8 +36,8 @@ KNOWN_UNNEEDED = rt.KNOWN_UNNEEDED
 """Edits that change nothing a job does but still rerun it (documented in docs/checkpoints.md:
 never stale, only slower): not asserted for "rerun nothing"."""
 NONDETERMINISTIC = rt.NONDETERMINISTIC
-"""Cases whose fresh runs differ from each other (unseeded randomness): their outputs cannot
-be compared, only their exit status."""
+"""Cases whose fresh runs would differ from each other (none now): their outputs cannot be
+compared, only their exit status."""
 
 ALL = os.environ.get("CKPT_REDTEAM_ALL") == "1"
 NAMES = sorted(rt.CASES)
