@@ -223,7 +223,7 @@ class CodeFollower:
             # (helpers.SETTINGS.update(...)) after the import
             state = self._module_state(module)
             return _sha(f"module:{module.__name__}:{source}:{state}")
-        return _sha(f"installed-module:{module.__name__}")
+        return _sha(f"installed-module:{module.__name__}{_generator_state(module)}")
 
     def _module_state(self, module: types.ModuleType) -> str:
         key = id(module)
@@ -367,6 +367,12 @@ class CodeFollower:
         names, imports, attributes = code_names_and_attributes(fn.__code__)
         for name in sorted(imports):
             parts.append(f"import {name}={self.imported(name, module_globals)}")
+        if "random" in attributes:  # np.random.rand(): numpy's global generator
+            numpy_random = sys.modules.get("numpy.random")
+            if numpy_random is not None and any(
+                getattr(module_globals.get(n), "__name__", None) == "numpy" for n in names
+            ):
+                parts.append(f"numpy.random={_generator_state(numpy_random)}")
         if attributes & DYNAMIC_MODULE_ATTRIBUTES or names & {"__import__"}:
             # sys.modules["helpers"], importlib.import_module(name): any loaded module of
             # the workflow may be the one used
@@ -495,6 +501,22 @@ def _is_snakemake_object(value: Any) -> bool:
     if isinstance(value, (type, types.FunctionType, types.ModuleType)):
         return False
     return str(getattr(type(value), "__module__", "")).startswith("snakemake")
+
+
+def _generator_state(module: types.ModuleType) -> str:
+    """The state of a random module's global generator (``random``, ``numpy.random``): what a
+    draw gives depends on it (``random.seed(42)`` in the Snakefile). Unseeded, it comes from
+    the OS and differs in every run, so a block drawing from it runs every time, as two fresh
+    runs would differ."""
+    try:
+        if module.__name__ == "random":
+            return ":" + _sha(repr(module.getstate()))
+        if module.__name__ == "numpy.random":
+            _, keys, pos, gauss, cached = module.get_state()
+            return f":{_sha(keys.tobytes())}:{pos}:{gauss}:{cached}"
+    except Exception:  # a module without the usual generator API: by name only
+        return ""
+    return ""
 
 
 def _const_text(value: Any) -> str:

@@ -34,7 +34,6 @@ import os
 import re
 import shlex
 import string
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -745,7 +744,7 @@ class KeyComputer:
             # and source lines kept for tracebacks (they grow with every include:)
             if (m, label) != ("os", "environ") and m != "linecache"
         )
-        text = _ADDRESS_ONLY.sub("", json.dumps(state)) + _global_generators()
+        text = _ADDRESS_ONLY.sub("", json.dumps(state))
         return _sha(self._site_neutral(text))
 
     def _command_files(self, command: str, declared: set[str]) -> dict[str, str]:
@@ -932,30 +931,6 @@ class KeyComputer:
         if folder.is_file():
             folder = folder.parent
         return folder if folder.is_dir() else None
-
-
-def _global_generators() -> str:
-    """The state of the process-global random generators a ``run:`` block draws from when
-    the Snakefile seeded them (``random.seed(42)``; numpy's legacy global generator; torch's
-    default generator), for libraries already loaded: their digests."""
-    parts = []
-    random_module = sys.modules.get("random")
-    if random_module is not None:
-        parts.append("random=" + _sha(repr(random_module.getstate())))
-    numpy_random = sys.modules.get("numpy.random")
-    if numpy_random is not None:
-        try:
-            _, keys, pos, gauss, cached = numpy_random.get_state()
-            parts.append(f"numpy={_sha(keys.tobytes())}:{pos}:{gauss}:{cached}")
-        except Exception:  # a numpy without the legacy global generator
-            parts.append("numpy=?")
-    torch = sys.modules.get("torch")
-    if torch is not None and hasattr(torch, "get_rng_state"):
-        try:
-            parts.append("torch=" + _sha(bytes(torch.get_rng_state().numpy().tobytes())))
-        except Exception:
-            parts.append("torch=?")
-    return "|".join(parts)
 
 
 def _strings(code: Any) -> list[str]:
