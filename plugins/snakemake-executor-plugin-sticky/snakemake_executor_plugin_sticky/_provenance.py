@@ -409,9 +409,16 @@ def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[st
     return found
 
 
+_BUILTIN_ONLY = frozenset({"exec", "eval", "compile", "__import__"})
+"""Dynamic calls that count only as the builtin (``eval(text)``), not as a method of some
+object (``model.eval()``, ``re.compile(...)``)."""
+
+
 def _call_name(call: ast.Call) -> str:
     func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if isinstance(func, ast.Attribute):
+        return "" if func.attr in _BUILTIN_ONLY else func.attr
+    return getattr(func, "id", "")
 
 
 def _is_sys_path(node: ast.AST) -> bool:

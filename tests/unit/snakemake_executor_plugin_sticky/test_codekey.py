@@ -298,3 +298,19 @@ def test_a_module_taken_from_sys_modules_by_name_counts(tmp_path, monkeypatch):
     sys.modules.pop("helpers_by_name", None)
     assert run_digest(tmp_path, source) != before
     sys.modules.pop("helpers_by_name", None)
+
+
+def test_a_block_drawing_from_a_seeded_global_generator_counts_its_seed(tmp_path):
+    """The red team's final case: random.seed(42) in the Snakefile, edited to 43; a block
+    that does not draw keeps its digest whatever the generator's state (unseeded, it comes
+    from the OS and would make every block rerun)."""
+    import random
+
+    drawing = "import random\ndef run():\n    return random.randint(0, 10)\n"
+    plain = "def run():\n    return 1\n"
+    digests = {}
+    for seed in (42, 43):
+        random.seed(seed)
+        digests[seed] = (run_digest(tmp_path, drawing), run_digest(tmp_path, plain))
+    assert digests[42][0] != digests[43][0]
+    assert digests[42][1] == digests[43][1]

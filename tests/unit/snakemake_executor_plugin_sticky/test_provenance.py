@@ -166,3 +166,10 @@ def test_the_initial_environment_is_read_from_proc():
 
     found = initial_environment()
     assert found is None or found.get("PATH") == os.environ.get("PATH")
+
+
+def test_a_method_named_like_a_dynamic_builtin_is_not_dynamic(tmp_path):
+    """model.eval() (torch) and re.compile(...) made the claim workflow's report depend on
+    every local .py file, so editing verify.py reran the report."""
+    assert "*" not in local_imports("import re\nr = re.compile('a')\nmodel.eval()\n", [tmp_path])
+    assert "*" in local_imports("x = eval('1 + 1')\n", [tmp_path])
