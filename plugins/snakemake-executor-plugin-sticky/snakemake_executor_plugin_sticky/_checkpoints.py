@@ -288,9 +288,10 @@ class RunCheckpoints:
         """Jobs that ran while undeclared files changed: stored if every such file was a
         sticky worker's, else left out of the store with a warning naming the files."""
         suspects, self._suspects = self._suspects, []
+        writes = frozenset(self._worker_writes)  # one copy: the manager's thread adds to it
         for job, undeclared, task in suspects:
-            left = [p for p in undeclared if p.rstrip(os.sep) not in self._worker_writes]
-            left = [p for p in left if not self._under_worker_write(p)]
+            left = [p for p in undeclared if p.rstrip(os.sep) not in writes]
+            left = [p for p in left if not _under(p, writes)]
             if left:
                 self._discard(task)
                 self._uncacheable_now(job, left)
@@ -305,12 +306,6 @@ class RunCheckpoints:
     def _discard(task: "_StoreTask") -> None:
         if task.staging is not None:
             shutil.rmtree(task.staging, ignore_errors=True)
-
-    def _under_worker_write(self, rel: str) -> bool:
-        """A folder a worker's write created (``builds/`` for ``builds/marker``)."""
-        if not rel.endswith(os.sep):
-            return False
-        return any(w.startswith(rel) for w in self._worker_writes)
 
     def _prepare(self, job: Any) -> Optional["_StoreTask"]:
         """What storing a successful job takes, its files hard-linked into the store's
@@ -596,6 +591,11 @@ def _eligible(job: Any) -> bool:
         and not job.is_service
         and not compat.updates_in_place(job)
     )
+
+
+def _under(rel: str, writes: frozenset[str]) -> bool:
+    """A folder a worker's write created (``builds/`` for ``builds/marker``)."""
+    return rel.endswith(os.sep) and any(w.startswith(rel) for w in writes)
 
 
 def _count_rules(jobs: set[Any]) -> str:

@@ -14,10 +14,17 @@ workflow-local modules and packages they use. :class:`CodeFollower` follows all 
   folders and outside the Python installation) by the content of every ``.py`` file of its
   top-level package (a flat module: its file); an installed one by its name (the software
   environment's business, like the conda env file);
-* builtins and installed functions and classes by their qualified name;
+* builtins and installed functions and classes by their qualified name (plus what the
+  workflow hung on them: a singledispatch registry, ``__wrapped__``); ``random`` and
+  ``numpy.random`` with their global generator's state, where code draws from them;
 * ``functools.partial`` by its function, arguments and keywords; a bound method by its
-  function and the object it is bound to;
-* any other value by :func:`stable_repr`; containers element by element.
+  function and the object it is bound to; a function's own attributes;
+* code that reaches names it computes (``globals()``, ``vars()``, ``eval``/``exec``,
+  ``sys.modules[...]``, ``importlib.import_module``): the whole namespace, every loaded
+  workflow module, and for code run from text every workflow ``.py`` file;
+* any other value by its stable text form (``stable_repr``: containers in order, objects by
+  what pickle rebuilds them from), or, where that fails inside, by walking that rebuild
+  description here, following code on the way.
 
 What it cannot represent (an object whose ``repr`` shows an address, a generator, a file)
 raises :class:`Unfollowable` naming the path to it (``helper -> CACHE -> <Opt object>``):
