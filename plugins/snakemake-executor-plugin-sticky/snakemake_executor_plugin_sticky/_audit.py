@@ -160,22 +160,20 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 def start(workdir: str, snakemake: Any) -> WriteWatch:
     """Watch the writes of the invocation about to run (its outputs and logs are allowed)."""
-    global _current, _installed
-    if not _installed:
-        sys.addaudithook(_hook)  # for the worker's lifetime: audit hooks cannot be removed
-        _installed = True
-    allowed = [*map(str, snakemake.output), *map(str, snakemake.log)]
-    _current = WriteWatch(workdir, allowed)
-    return _current
+    return _watch(workdir, [*map(str, snakemake.output), *map(str, snakemake.log)])
 
 
 def start_build(workdir: str) -> WriteWatch:
     """Watch the writes of a template build (nothing is declared for it)."""
+    return _watch(workdir, [])
+
+
+def _watch(workdir: str, allowed: list[str]) -> WriteWatch:
     global _current, _installed
     if not _installed:
-        sys.addaudithook(_hook)
+        sys.addaudithook(_hook)  # for the worker's lifetime: audit hooks cannot be removed
         _installed = True
-    _current = WriteWatch(workdir, [])
+    _current = WriteWatch(workdir, allowed)
     return _current
 
 

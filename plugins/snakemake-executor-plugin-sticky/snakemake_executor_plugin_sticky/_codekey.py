@@ -38,7 +38,7 @@ import hashlib
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Optional
 
@@ -74,8 +74,12 @@ class Unfollowable(ValueError):
     """Some code or value a job can reach has no stable digest (the message says which)."""
 
 
-def _sha(data: "str | bytes") -> str:
+def sha256_hex(data: "str | bytes") -> str:
+    """The sha256 of text (UTF-8) or bytes, as hex: every digest of the key is one."""
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+_sha = sha256_hex
 
 
 def reduce_parts(value: Any, error: type[Exception] = ValueError) -> tuple[str, list[Any]]:
@@ -141,15 +145,24 @@ def _installed_roots() -> tuple[str, ...]:
     return tuple(os.path.abspath(r).rstrip(os.sep) + os.sep for r in roots if r)
 
 
+def files_under(folder: Path, suffix: str = "", skip_hidden: bool = False) -> Iterator[Path]:
+    """The files under ``folder`` whose names end with ``suffix``, in a fixed order, never
+    inside ``__pycache__`` (nor hidden folders, with ``skip_hidden``)."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(
+            d for d in dirs if d != "__pycache__" and not (skip_hidden and d.startswith("."))
+        )
+        for name in sorted(files):
+            if name.endswith(suffix):
+                yield Path(root) / name
+
+
 def python_tree_digest(folder: Path) -> str:
     """The digest of every ``.py`` file under ``folder`` (relative path and content)."""
-    parts = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                full = Path(root) / name
-                parts.append(f"{full.relative_to(folder)}={_sha(full.read_bytes())}")
+    parts = [
+        f"{full.relative_to(folder)}={_sha(full.read_bytes())}"
+        for full in files_under(folder, ".py", skip_hidden=True)
+    ]
     return _sha("\n".join(parts))
 
 

@@ -28,7 +28,6 @@ so a rerun can be explained by the components that changed ("params:alpha change
 """
 
 import ast
-import hashlib
 import json
 import os
 import re
@@ -41,7 +40,14 @@ from typing import Any, Optional
 
 from ckptstore import file_digest, kept_mode
 
-from ._codekey import CodeFollower, Unfollowable, python_tree_digest, reduce_parts
+from ._codekey import (
+    CodeFollower,
+    Unfollowable,
+    files_under,
+    python_tree_digest,
+    reduce_parts,
+    sha256_hex,
+)
 
 WHOLE_CONFIG = "config"
 """The component name used when a job's config reads cannot be known."""
@@ -148,9 +154,7 @@ class Uncacheable(Exception):
     """The job cannot get a key that covers what it depends on (the message says why)."""
 
 
-def _sha(text: "str | bytes") -> str:
-    data = text.encode() if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()
+_sha = sha256_hex
 
 
 class Unrepresentable(ValueError):
@@ -997,13 +1001,10 @@ def _resource_items(resources: Any) -> list[tuple[str, Any]]:
 
 
 def _tree_of_files(folder: Path) -> str:
-    entries = {}
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in files:
-            full = Path(root) / name
-            entries[str(full.relative_to(folder))] = _sha(full.read_bytes())
-    return tree_digest(entries)
+    """Every file under ``folder`` by relative path and content."""
+    return tree_digest(
+        {str(full.relative_to(folder)): _sha(full.read_bytes()) for full in files_under(folder)}
+    )
 
 
 def _config_sha(value: Any, what: str) -> "str | Uncacheable":
