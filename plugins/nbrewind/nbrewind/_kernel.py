@@ -12,21 +12,37 @@ kernel refuses with a message naming the fix instead of silently recording nothi
 JupyterLab (which sends cell ids), it behaves as a plain IPython kernel.
 """
 
+import builtins
+import contextlib
 import hashlib
 import json
 import os
 import platform
+import signal
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Optional
 
 from ipykernel.ipkernel import IPythonKernel
 
 from ckptstore import file_digest
 
-from ._dataflow import analyse_cell, reads_closure, source_hash
+from ._dataflow import (
+    NAMESPACE_WIDE,
+    READ_HOOK,
+    CellInstrumenter,
+    SeenCode,
+    analyse_cell,
+    reads_closure,
+    source_hash,
+)
+from ._effects import EffectWatch, replay_warnings, warnings_shown
+from ._effects import replay as replay_effects
 from ._notebook import lab_records_path
 from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob, put_file
 from ._observe import (
@@ -47,7 +63,18 @@ from ._observe import (
 )
 from ._observe import snapshot as observe_snapshot
 from ._signing import LAB_MAC_FIELD, SigningKeyError, Trust, lab_mac, load_key, verify
-from ._values import blob_digest, load, member_hash, rebind_all, serialize, type_name
+from ._values import (
+    blob_digest,
+    load,
+    local_modules_named,
+    member_hash,
+    module_file,
+    rebind_all,
+    serialize,
+    type_name,
+    unpicklable,
+    with_views,
+)
 from ._workflow_cell import WorkflowWatch
 
 ENGINE_MISSING = (
@@ -61,6 +88,27 @@ _MAX_SNAPSHOT_FILES = 50_000
 
 class RestoreRefused(Exception):
     """A checkpoint the engine asked for is not trusted here."""
+
+
+class NBRewindRestoreError(Exception):
+    """A restored cell's value could not be loaded when the notebook's code reached it."""
+
+
+RESTORE_DEADLINE = 600.0
+"""Seconds one restore (signature and digest checks, unpickling) may take
+(``NBREWIND_RESTORE_TIMEOUT``); past it the cell fails with the reason, never hangs."""
+
+
+@dataclass
+class _CellReads:
+    """What the running cell's code read, as it happened: name -> hash when first reached
+    (before the code could change it), whether it reached a builtin that reads the whole
+    namespace, and the restored values it loaded on the way (name -> id)."""
+
+    hashed: dict[str, str]
+    wide: str = ""
+    hook_failed: str = ""
+    loaded: dict[str, int] = field(default_factory=dict)
 
 
 def environment(packages: "list[str]") -> dict[str, Any]:
@@ -124,6 +172,18 @@ class NBRewindKernel(IPythonKernel):
         self._reach: dict[str, tuple[int, frozenset[int]]] = {}
         self._unpicklable: set[str] = set()
         self._rng_known: dict[str, str] = {}
+        self._lazy: dict[str, tuple[dict[str, Any], str]] = {}
+        """Values of restored cells not loaded yet: name -> (record, cell label); loaded when
+        the notebook's code first reaches them."""
+        self._stores: list[Path] = []
+        self._cached_sources: set[str] = set()
+        self._cell: Optional[_CellReads] = None
+        self.start_cwd = os.getcwd()
+        self._effects = EffectWatch(self.start_cwd)
+        self._instrumenter = CellInstrumenter()
+        self.shell.ast_transformers.append(self._instrumenter)
+        self._seen_code = SeenCode()
+        setattr(builtins, READ_HOOK, self._seen_code.__getitem__)
 
     @property
     def kernel_info(self) -> dict[str, Any]:
@@ -170,7 +230,11 @@ class NBRewindKernel(IPythonKernel):
             kernel = f"nbrewind-{self.mode}"
             return self._error_reply("NBRewindEngineMissing", ENGINE_MISSING.format(kernel=kernel))
         if request.get("query") == "env":
-            self._record = {"status": "env", "env": environment(request.get("packages", []))}
+            self._record = {
+                "status": "env",
+                "env": environment(request.get("packages", [])),
+                "environ": dict(os.environ),
+            }
             return {
                 "status": "ok",
                 "execution_count": self.execution_count,
@@ -178,9 +242,15 @@ class NBRewindKernel(IPythonKernel):
                 "user_expressions": {},
             }
         try:
-            self._apply_loads(request)
-        except (BlobError, RestoreRefused, SigningKeyError) as e:
-            return self._error_reply("NBRewindRestoreError", str(e))
+            with _deadline(float(os.environ.get("NBREWIND_RESTORE_TIMEOUT", RESTORE_DEADLINE))):
+                for effects in request.get("replay", []):
+                    replay_effects(effects, self.start_cwd)
+                    if effects.get("warnings shown"):
+                        replay_warnings(effects["warnings shown"], self.shell.user_ns)
+                self._register_lazy(request)
+                self._apply_loads(request)
+        except Exception as e:  # noqa: BLE001 - any failure to restore: a reply, never a hang
+            return self._error_reply("NBRewindRestoreError", _restore_failure(e))
         return await self._audited(code, request, run)
 
     async def _lab_cell(self, code: str, cell_id: str, run: Any) -> dict[str, Any]:
@@ -209,41 +279,122 @@ class NBRewindKernel(IPythonKernel):
 
     # ---- restoring ----------------------------------------------------------------------
 
+    def _trusted(self, item: dict[str, Any]) -> dict[str, Any]:
+        if self._key is None:
+            self._key = load_key()
+        record = item["record"]
+        trust = verify(record, self._key)
+        if trust is not Trust.TRUSTED:
+            raise RestoreRefused(
+                f"refusing to load checkpoints of cell {item.get('cell')}: {trust.value}"
+            )
+        source = item.get("source")
+        if isinstance(source, str) and source not in self._cached_sources:
+            # The restored cell's lines, under the name this kernel gives that cell: a
+            # traceback or warning from one of its functions shows them, as in a fresh run.
+            self._cached_sources.add(source)
+            with contextlib.suppress(Exception):
+                count = record.get("execution_count")
+                number = count if isinstance(count, int) else 0
+                self.shell.compile.cache(self.shell.transform_cell(source), number, source)
+        return record
+
+    def _register_lazy(self, request: dict[str, Any]) -> None:
+        """Restored cells' values the engine did not ask to load now: loaded when the code
+        first reaches them (a function's globals when it is called, a whole-namespace builtin
+        such as ``dir()``). Their records are verified now, so a later load cannot be
+        refused."""
+        if request.get("stores"):
+            self._stores = [Path(p) for p in request["stores"]]
+        for item in request.get("lazy", []):
+            record = self._trusted(item)
+            for name in item["names"]:
+                self._lazy[name] = (record, str(item.get("cell")))
+
     def _apply_loads(self, request: dict[str, Any]) -> None:
         ns = self.shell.user_ns
         for name in request.get("drop", []):
             ns.pop(name, None)
             self._forget(name)
-        loads = request.get("load", [])
-        if not loads:
-            return
-        if self._key is None:
-            self._key = load_key()
-        stores = [Path(p) for p in request.get("stores", [])]
-        for item in loads:
-            record = item["record"]
-            trust = verify(record, self._key)
-            if trust is not Trust.TRUSTED:
-                raise RestoreRefused(
-                    f"refusing to load checkpoints of cell {item.get('cell')}: {trust.value}"
+        for item in request.get("load", []):
+            self._load(self._trusted(item), item["names"])
+
+    def _load(self, record: dict[str, Any], names: list[str]) -> None:
+        ns = self.shell.user_ns
+        groups: dict[str, dict[str, Any]] = {}
+        for name in names:
+            self._lazy.pop(name, None)
+            entry = record["writes"][name]
+            blob = get_blob(entry, self._stores)
+            if entry["kind"] == "rng":
+                set_rng_state(name, blob)
+                self._rng_known[name] = entry["hash"]
+                continue
+            if "group" in entry:  # names checkpointed together: one object graph
+                if entry["digest"] not in groups:
+                    groups[entry["digest"]] = rebind_all(load(entry["kind"], blob, ns), ns)
+                value = groups[entry["digest"]][name]
+            else:
+                value = load(entry["kind"], blob, ns)
+            ns[name] = value
+            self._forget(name)
+            self._hashes[name] = (id(value), entry["hash"])
+
+    def _load_lazy(self, names: list[str]) -> None:
+        """Load restored values the running code reached (with the names sharing their
+        checkpoint), within the restore deadline; a failure fails the cell with the reason."""
+        cell = self._cell
+        todo = [n for n in names if n in self._lazy]
+        for name in todo:
+            if name not in self._lazy:
+                continue  # loaded with its group
+            record, label = self._lazy[name]
+            entry = record["writes"][name]
+            if entry.get("kind") == "unpicklable":
+                raise NBRewindRestoreError(
+                    f"{name} (from {label}, restored) could not be checkpointed "
+                    f"({entry.get('error', 'unpicklable')}), and this cell reached it; "
+                    "run the notebook again with nbrewind-audit"
                 )
-            groups: dict[str, dict[str, Any]] = {}
-            for name in item["names"]:
-                entry = record["writes"][name]
-                blob = get_blob(entry, stores)
-                if entry["kind"] == "rng":
-                    set_rng_state(name, blob)
-                    self._rng_known[name] = entry["hash"]
-                    continue
-                if "group" in entry:  # names checkpointed together: one object graph
-                    if entry["digest"] not in groups:
-                        groups[entry["digest"]] = rebind_all(load(entry["kind"], blob, ns), ns)
-                    value = groups[entry["digest"]][name]
-                else:
-                    value = load(entry["kind"], blob, ns)
-                ns[name] = value
-                self._forget(name)
-                self._hashes[name] = (id(value), entry["hash"])
+            members = [
+                m for m in entry.get("group", [name]) if self._lazy.get(m, (None,))[0] is record
+            ]
+            try:
+                with _deadline(float(os.environ.get("NBREWIND_RESTORE_TIMEOUT", RESTORE_DEADLINE))):
+                    self._load(record, members)
+            except Exception as e:  # noqa: BLE001 - named, never a hang
+                raise NBRewindRestoreError(
+                    f"restoring {name} (from {label}) failed: {_restore_failure(e)}"
+                ) from None
+            if cell is not None:
+                ns = self.shell.user_ns
+                for member in members:
+                    if member in ns:
+                        cell.loaded[member] = id(ns[member])
+
+    def _ran(self, names: tuple[str, ...]) -> None:
+        """The read hook, the first time during a cell that notebook code (a function, a
+        method, a lambda) which may read ``names`` starts: loads those still pending and takes
+        each one's hash now, before the code can change it; a whole-namespace builtin loads
+        everything pending."""
+        cell = self._cell
+        if cell is None:
+            return
+        ns = self.shell.user_ns
+        for name in names:
+            if name in cell.hashed:
+                continue
+            if name in NAMESPACE_WIDE and name not in ns:
+                cell.wide = cell.wide or f"calls {name}() from notebook code"
+                self._load_lazy(list(self._lazy))
+                continue
+            if name in self._lazy:
+                self._load_lazy([name])  # its failure is the cell's: NBRewindRestoreError
+            if name in ns and not is_ipython_name(name):
+                try:
+                    cell.hashed[name] = self._hash_of(name)
+                except Exception as e:  # noqa: BLE001 - never the user's code's failure
+                    cell.hook_failed = cell.hook_failed or f"{name}: {type(e).__name__}: {e}"
 
     def _forget(self, name: str) -> None:
         self._hashes.pop(name, None)
@@ -265,16 +416,24 @@ class NBRewindKernel(IPythonKernel):
             n: self._rng_known.get(n) if is_deferred(n) else _rng_hash(n) for n in RNG_NAMES
         }
         strings = request.get("files", sorted(analysis.strings))
-        cwd = os.getcwd()
+        # Paths are recorded relative to the kernel's starting directory, whatever a cell
+        # does with os.chdir (the engine resolves them from there).
+        cwd = self.start_cwd
         literal_files = {record_path(p, cwd): file_digest(Path(p)) for p in strings if _is_file(p)}
         workflow = bool(request.get("workflow", analysis.workflow))
-        snapshot = _snapshot_files(Path.cwd()) if workflow else {}
+        snapshot = _snapshot_files(Path(cwd)) if workflow else {}
         light_snapshot = None if workflow else observe_snapshot(cwd)
         threads = live_threads()
+        modules_before = set(sys.modules)
         store = Path(request["store"]) if request.get("store") else None
-        _WATCH.start(ignore=[str(store)] if store else [])
+        self._effects.start()  # before the file watch wraps os.stat: not a change of the cell
+        _WATCH.start(ignore=[str(store)] if store else [], cwd=cwd)
         started = time.perf_counter()
         watch = WorkflowWatch(self.shell, Path.cwd()) if workflow else None
+        registry_before = dict(ns.get("__warningregistry__") or {})
+        self._cell = _CellReads(hashed=dict(read_hashes))
+        self._seen_code.clear()
+        self._seen_code.on_first = self._ran
         try:
             if watch is None:
                 reply = await run()
@@ -283,6 +442,9 @@ class NBRewindKernel(IPythonKernel):
                     reply = await run()
         finally:
             observed = _WATCH.stop() or Observed()
+            self._seen_code.on_first = None
+            cell, self._cell = self._cell, None
+        read_hashes = cell.hashed
         # Read after the watch stopped: the Snakemake logs it reads are not the cell's reads.
         failure = watch.failure() if watch is not None and reply.get("status") == "ok" else None
         if failure is not None:
@@ -290,13 +452,26 @@ class NBRewindKernel(IPythonKernel):
             reply = self._error_reply("WorkflowFailed", failure)
         seconds = time.perf_counter() - started
         if reply.get("status") != "ok":
+            self._effects.abandon()
             self._record = {"status": "error", "seconds": round(seconds, 6)}
             # What the cell did before failing is unknown: forget cached hashes it may touch.
-            for name in reads | analysis.writes:
+            for name in reads | analysis.writes | set(read_hashes):
                 self._forget(name)
+            for name in self._user_ids():
+                self._lazy.pop(name, None)
             return reply
+        effects = self._effects.stop()
+        shown = warnings_shown(registry_before, dict(ns.get("__warningregistry__") or {}))
+        if shown is None:
+            effects.other.append("shows a warning of a category defined in the notebook once")
+        elif shown:
+            effects.replay["warnings shown"] = shown
+        for name, ident in cell.loaded.items():
+            before.setdefault(name, ident)  # loaded from a restored cell, not written here
 
         after = self._user_ids()
+        for name in after:
+            self._lazy.pop(name, None)  # bound by this cell: the restored value is gone
         rebound = {n for n, i in after.items() if before.get(n) != i}
         deleted = sorted(set(before) - set(after))
         for name in rebound | set(read_hashes):
@@ -309,6 +484,11 @@ class NBRewindKernel(IPythonKernel):
                 # hash shows: count it as written, so that its reader is replayed, not restored.
                 if name in self._unpicklable or self._fresh_hash(name, groups) != old:
                     mutated.add(name)
+        for name in sorted(mutated):
+            if isinstance(ns.get(name), ModuleType):
+                # a module's own state changed in place (helper.CACHE.append(1)): importing it
+                # again would not give it back
+                effects.other.append(f"changes the state of module {name}")
         mutated_ids = {after[n] for n in mutated}
         mutated |= {n for n, i in after.items() if i in mutated_ids and n not in rebound}
         written: set[str] = set()
@@ -320,6 +500,7 @@ class NBRewindKernel(IPythonKernel):
         ).hexdigest()
         limit = int(request.get("inline_max", inline_max()))
         writes: dict[str, Any] = {}
+        blobs: list[bytes] = []
         top_modules: set[str] = set()
         for group in sorted({groups.get(n, frozenset([n])) for n in written}, key=sorted):
             names = sorted(group)
@@ -328,8 +509,10 @@ class NBRewindKernel(IPythonKernel):
                 s = serialize(value, f"{identity}:{names[0]}")
                 hashes = {names[0]: s.hash}
             else:
-                s = serialize({n: ns[n] for n in names}, f"{identity}:{names}")
+                s = _serialize_group({n: ns[n] for n in names}, f"{identity}:{names}")
                 hashes = {n: member_hash(s.hash, n) for n in names}
+            if s.blob is not None and s.kind != "module":
+                blobs.append(s.blob)
             for name in names:
                 value = ns[name]
                 self._hashes[name] = (id(value), hashes[name])
@@ -384,6 +567,19 @@ class NBRewindKernel(IPythonKernel):
                 files_written[path] = _keep_file(path, store)
         files_read: dict[str, Optional[str]] = dict(literal_files)
         files_read.update(observed.files_read)
+        # The notebook's own modules this cell imported: their source is what it ran, and
+        # importing them ran it (whatever it printed or set), so a restore cannot stand in.
+        for name in sorted(set(sys.modules) - modules_before):
+            module = sys.modules.get(name)
+            source = module_file(module) if module is not None else None
+            if source is not None:
+                files_read.setdefault(record_path(source, cwd), file_digest(Path(source)))
+                effects.other.append(f"imports the notebook's module {name} (runs its code)")
+        # Checkpoints that name a class or function of the notebook's own modules load through
+        # that module's current source: the source is an input of the cell that wrote them.
+        sources = {src for blob in blobs for src in local_modules_named(blob).values()}
+        for source in sorted(sources):
+            files_read.setdefault(record_path(source, cwd), file_digest(Path(source)))
         for path in files_written:
             if path not in observed.files_read:
                 files_read.pop(path, None)
@@ -393,22 +589,33 @@ class NBRewindKernel(IPythonKernel):
             unknowable = f"starts processes ({events}): what they read and write is not observed"
         elif live_threads() - threads:
             unknowable = "leaves threads running: what they read and write is not observed"
+        elif self._instrumenter.failed:
+            unknowable = f"its code {self._instrumenter.failed}: what it reads is not observed"
+        elif cell.hook_failed:
+            unknowable = f"a value it read could not be hashed ({cell.hook_failed[:200]})"
         top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
         self._record = {
             "status": "executed",
             "reads": read_hashes,
             "files_read": files_read,
             "dirs_read": observed.dirs_read,
+            "stats_read": observed.stats_read,
+            "env_read": observed.env_read,
             "writes": writes,
             "mutated": sorted(mutated),
             "deleted": deleted,
             "workflow": workflow,
             "files_written": files_written,
             "unknowable": unknowable,
+            "loaded": sorted(cell.loaded),
             "packages": _distributions_of(top_modules),
             "python": ".".join(platform.python_version_tuple()[:2]),
             "seconds": round(seconds, 6),
         }
+        if effects.replay or effects.other:
+            self._record["effects"] = {"replay": effects.replay, "other": effects.other}
+        if cell.wide:
+            self._record["wide"] = cell.wide
         return reply
 
     def _put(
@@ -466,7 +673,7 @@ class NBRewindKernel(IPythonKernel):
             s = serialize(value, f"unknown-producer:{name}")
             digest = s.hash
         else:
-            s = serialize({n: ns[n] for n in group}, f"unknown-producer:{group}")
+            s = _serialize_group({n: ns[n] for n in group}, f"unknown-producer:{group}")
             digest = member_hash(s.hash, name)
         if s.kind == "unpicklable" and cached is not None and cached[0] == id(value):
             return cached[1]  # keeps the identity its producer gave it
@@ -501,6 +708,51 @@ GROUP_INLINE_MAX = 2048
 FILE_KEEP_MAX = 64 * 1024 * 1024
 """Files a cell writes up to this size are kept in the store, so a restored cell can put them
 back (``NBREWIND_FILE_KEEP_MAX``)."""
+
+
+class _Unrepresentable:
+    """Stands for a group whose checkpoint cannot be made (serialized only for its type)."""
+
+
+def _serialize_group(values: dict[str, Any], identity: str) -> Any:
+    """Names checkpointed together, as one ``{name: value}`` pickle (numpy views as views)."""
+    members = with_views(values)
+    if members is None:
+        return unpicklable(
+            serialize(_Unrepresentable(), identity),
+            "numpy arrays sharing memory in a way a checkpoint cannot rebuild",
+            identity,
+        )
+    return serialize(members, identity)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise TimeoutError in the main thread if the block takes longer than ``seconds``."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"took longer than {seconds:g} s (NBREWIND_RESTORE_TIMEOUT)")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    remaining = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *remaining)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _restore_failure(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    if isinstance(e, BlobError | RestoreRefused | SigningKeyError | NBRewindRestoreError):
+        return text
+    return (
+        f"{type(e).__name__}: {text[:300]} (the cell that wrote it is re-executed when "
+        "the notebook is audited again: papermill ... -k nbrewind-audit)"
+    )
 
 
 def _rng_hash(name: str) -> Optional[str]:

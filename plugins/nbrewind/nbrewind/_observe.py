@@ -188,6 +188,27 @@ class Observed:
     dirs_read: dict[str, Optional[str]] = field(default_factory=dict)
     files_written: set[str] = field(default_factory=set)
     processes: list[str] = field(default_factory=list)
+    env_read: dict[str, Optional[str]] = field(default_factory=dict)
+    """Environment variables the cell's Python code read (``os.environ[...]``, ``.get``,
+    ``in``) -> the value it saw (None: unset); ``*`` -> a digest of all names when it listed
+    them."""
+    stats_read: dict[str, Optional[str]] = field(default_factory=dict)
+    """Paths the cell asked about without opening them (``os.path.exists``, ``getsize``,
+    ``Path.is_file``: ``os.stat``/``os.lstat``, which raise no audit event) -> what it saw
+    (:func:`stat_signature`)."""
+
+
+def stat_signature(path: str) -> Optional[str]:
+    """What a stat call tells a program about a path: none, a directory, or a file of a size."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    import stat as stat_module
+
+    if stat_module.S_ISDIR(st.st_mode):
+        return "dir"
+    return f"file:{st.st_size}"
 
 
 def record_path(path: str, cwd: str) -> str:
@@ -208,20 +229,87 @@ class FileWatch:
         self._cwd = ""
         self.extra_ignored: tuple[str, ...] = ()
 
-    def start(self, ignore: Iterable[str] = ()) -> Observed:
+    def start(self, ignore: Iterable[str] = (), cwd: Optional[str] = None) -> Observed:
         if not self._installed:
             sys.addaudithook(self._hook)
             self._installed = True
+        self._watch_stat()
         self._ignored = _ignored_roots() + tuple(
             os.path.join(os.path.abspath(p), "") for p in ignore
         )
-        self._cwd = os.getcwd()
+        self._cwd = cwd or os.getcwd()
         self._active = Observed()
         return self._active
 
     def stop(self) -> Optional[Observed]:
         observed, self._active = self._active, None
+        os.stat, os.lstat = _REAL_STAT, _REAL_LSTAT
+        _ENVIRON_CLASS.__getitem__ = _REAL_ENV_GETITEM  # type: ignore[method-assign]
+        _ENVIRON_CLASS.__iter__ = _REAL_ENV_ITER  # type: ignore[method-assign]
+        if observed is not None:
+            for path in observed.files_written | set(observed.files_read):
+                observed.stats_read.pop(path, None)
         return observed
+
+    def _watch_stat(self) -> None:
+        """``os.stat``/``os.lstat`` raise no audit event: while a cell runs they are wrapped,
+        so ``os.path.exists(p)``, ``getsize``, ``Path.is_file()`` on a computed path count as
+        reads of what they saw."""
+        watch = self
+
+        def seen(real: Callable[..., Any]) -> Callable[..., Any]:
+            def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+                if (
+                    watch._active is not None
+                    and not getattr(watch._busy, "on", False)
+                    and isinstance(path, str | bytes | os.PathLike)
+                    and not kwargs.get("dir_fd")
+                ):
+                    watch._stat(os.fsdecode(path))
+                return real(path, *args, **kwargs)
+
+            return stat
+
+        os.stat, os.lstat = seen(_REAL_STAT), seen(_REAL_LSTAT)
+
+        def getitem(environ: Any, key: Any) -> Any:
+            active = watch._active
+            if (
+                active is not None
+                and environ is os.environ
+                and isinstance(key, str)
+                and not key.startswith(_PER_RUN_VARIABLES)
+            ):
+                if key not in active.env_read:
+                    try:
+                        active.env_read[key] = _REAL_ENV_GETITEM(environ, key)
+                    except KeyError:
+                        active.env_read[key] = None
+            return _REAL_ENV_GETITEM(environ, key)
+
+        def iterate(environ: Any) -> Any:
+            active = watch._active
+            if active is not None and environ is os.environ and "*" not in active.env_read:
+                active.env_read["*"] = environ_names_digest(list(_REAL_ENV_ITER(environ)))
+            return _REAL_ENV_ITER(environ)
+
+        _ENVIRON_CLASS.__getitem__ = getitem  # type: ignore[method-assign]
+        _ENVIRON_CLASS.__iter__ = iterate  # type: ignore[method-assign]
+
+    def _stat(self, path: str) -> None:
+        observed = self._active
+        assert observed is not None
+        absolute = os.path.abspath(path)
+        if self._skip(absolute) or _from_import_system():
+            return
+        key = record_path(absolute, self._cwd)
+        if key in observed.stats_read or key in observed.files_written:
+            return
+        self._busy.on = True
+        try:
+            observed.stats_read[key] = stat_signature(absolute)
+        finally:
+            self._busy.on = False
 
     def _skip(self, absolute: str) -> bool:
         return (
@@ -238,12 +326,13 @@ class FileWatch:
             path, mode, flags = args
             if path is None or isinstance(path, int) or _from_import_system():
                 return
+            # Appending is reading too: what the file holds after depends on what it held.
             if mode is not None:
                 writes = any(c in str(mode) for c in "wax+")
-                reads = "r" in str(mode) or "+" in str(mode)
+                reads = any(c in str(mode) for c in "ra+")
             else:
                 writes = bool(flags & _WRITE_FLAGS)
-                reads = not (flags & os.O_WRONLY)
+                reads = not (flags & os.O_WRONLY) or bool(flags & os.O_APPEND)
             self._file(os.fsdecode(path), reads, writes)
         elif event in ("os.remove", "os.truncate"):
             if not isinstance(args[0], int):
@@ -259,6 +348,13 @@ class FileWatch:
             if isinstance(path, int) or _from_import_system():
                 return
             self._listing(os.fsdecode(path))
+        elif event == "sqlite3.connect":
+            database = args[0] if args else None
+            if isinstance(database, str | bytes | os.PathLike) and os.fsdecode(database) not in (
+                "",
+                ":memory:",
+            ):
+                self._file(os.fsdecode(database), True, False)
         elif event in _PROCESS_EVENTS:
             observed.processes.append(event)
 
@@ -293,6 +389,33 @@ class FileWatch:
                 self._busy.on = False
 
 
+_PER_RUN_VARIABLES = ("JPY_", "NBREWIND_", "PYDEVD_", "IPYKERNEL_")
+"""Variables the kernel's launch sets anew for every run (a fresh run's differ too)."""
+_ENVIRON_CLASS = type(os.environ)
+_REAL_ENV_GETITEM = _ENVIRON_CLASS.__getitem__
+_REAL_ENV_ITER = _ENVIRON_CLASS.__iter__
+
+
+def environ_names_digest(data: Iterable[str]) -> str:
+    """Identity of the set of environment variable names (what listing them shows)."""
+    names = sorted(data)
+    return "sha256:" + hashlib.sha256("\0".join(names).encode()).hexdigest()
+
+
+def environment_reads_now(reads: Mapping[str, Optional[str]], environ: Mapping[str, str]) -> str:
+    """The first variable of ``reads`` whose value differs in ``environ`` ('' if none)."""
+    for name, value in sorted(reads.items()):
+        if name == "*":
+            now = "sha256:" + hashlib.sha256("\0".join(sorted(environ)).encode()).hexdigest()
+            if now != value:
+                return "the set of environment variables"
+        elif environ.get(name) != value:
+            return f"environment variable {name}"
+    return ""
+
+
+_REAL_STAT = os.stat
+_REAL_LSTAT = os.lstat
 _IMPORT_SYSTEM = ("<frozen importlib", "<frozen zipimport")
 _IMPORT_SYSTEM_DIRS = tuple(
     os.path.join(os.path.dirname(os.__file__), d, "") for d in ("importlib", "pkgutil.py")
@@ -373,10 +496,15 @@ _OPAQUE = (
 )
 
 
+def _type_module(obj: Any) -> str:
+    module = getattr(type(obj), "__module__", "")
+    return module if isinstance(module, str) else ""
+
+
 def _is_atom(obj: Any) -> bool:
     if isinstance(obj, _ATOMS):
         return True
-    module = type(obj).__module__ or ""
+    module = _type_module(obj)
     # numpy scalars and dtypes, pandas Index objects: immutable, sharing them is invisible
     if module.startswith("numpy") and type(obj).__name__ != "ndarray":
         return True
@@ -387,13 +515,44 @@ def _is_leaf(obj: Any) -> bool:
     """Arrays and data frames: their identity counts, what they share inside does not (pickle
     copies views and blocks apart anyway, and pandas links frames it derived from each
     other)."""
-    return (type(obj).__module__ or "").startswith(("numpy", "pandas"))
+    return _type_module(obj).startswith(("numpy", "pandas"))
+
+
+def _notebook_defined(obj: Any) -> bool:
+    return isinstance(obj, types.FunctionType | type) and getattr(obj, "__module__", "") in (
+        "__main__",
+        None,
+    )
+
+
+def _function_parts(obj: Any) -> list[Any]:
+    """What a function or bound method holds that other names may share: defaults, closure
+    cells' contents, its attributes, a method's object (not its globals, not its code)."""
+    if isinstance(obj, types.MethodType):
+        return [obj.__self__, obj.__func__]
+    if isinstance(obj, types.BuiltinMethodType):
+        return [obj.__self__]  # lst.append: the list
+    parts: list[Any] = list(obj.__defaults__ or ())
+    parts.extend((obj.__kwdefaults__ or {}).values())
+    for cell in obj.__closure__ or ():
+        try:
+            parts.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    parts.extend(obj.__dict__.values())
+    return parts
 
 
 def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
-    """Ids of the mutable objects reachable from ``value`` through containers and instance
-    attributes (not through functions, classes or modules, which reach the whole namespace)."""
-    if isinstance(value, _OPAQUE) or _is_atom(value):
+    """Ids of the mutable objects reachable from ``value`` through containers, instance
+    attributes, functions' defaults, closures and attributes, and bound methods' objects (not
+    through globals, classes' members or modules, which reach the whole namespace). Functions
+    and classes defined in the notebook count themselves, and an instance its class, so a
+    registry holding a function, a default argument that is a global list, or an instance and
+    its class are restored as one object graph."""
+    if _is_atom(value) or (
+        isinstance(value, _OPAQUE) and not (_traversed(value) or _notebook_defined(value))
+    ):
         return frozenset()
     seen: set[int] = set()
     found: set[int] = set()
@@ -403,14 +562,36 @@ def reachable(value: Any, limit: int = REACH_MAX) -> frozenset[int]:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        if isinstance(obj, _OPAQUE) or _is_atom(obj):
+        if _is_atom(obj):
+            continue
+        if isinstance(obj, _OPAQUE):
+            if _notebook_defined(obj):
+                found.add(id(obj))
+            if _traversed(obj):
+                todo.extend(_function_parts(obj))
             continue
         if not isinstance(obj, tuple | frozenset):
             found.add(id(obj))
         if _is_leaf(obj):
+            # A numpy view shares its base's memory: the base is reached too, so a view and
+            # its array are one group (their change through either is one change).
+            base = getattr(obj, "base", None)
+            while base is not None and type(base).__name__ == "ndarray":
+                found.add(id(base))
+                base = getattr(base, "base", None)
             continue
         todo.extend(gc.get_referents(obj))
     return frozenset(found)
+
+
+def _traversed(value: Any) -> bool:
+    """Notebook functions and bound methods are looked into (a library's functions hold
+    nothing of the notebook's, and pickle by reference)."""
+    if isinstance(value, types.MethodType):
+        return True
+    if isinstance(value, types.BuiltinMethodType):
+        return not isinstance(value.__self__, types.ModuleType | type(None))
+    return isinstance(value, types.FunctionType) and _notebook_defined(value)
 
 
 _IPYTHON_NAME = re.compile(r"^(_+|_i+|_i\d+|_\d+|_oh|_ih|_dh|__\w+__)$")

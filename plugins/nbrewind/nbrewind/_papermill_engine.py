@@ -42,7 +42,7 @@ from ._objects import (
     pin_records,
     restore_file,
 )
-from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest
+from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest, stat_signature
 from ._plan import ANY_NAME, RESTORE, CellFacts, decide
 from ._record import FORMAT_VERSION, files_written, relative_inside
 from ._signing import Trust, key_id, load_key, sign, verify
@@ -150,8 +150,13 @@ class RewindClient(PapermillNotebookClient):
         self.current: dict[str, str] = dict.fromkeys(RNG_NAMES, RNG_INITIAL)
         self.changed_by: dict[str, str] = {}
         self.pending: dict[str, int] = {}  # name -> index of the restored cell holding it
+        self.lazy_sent: dict[str, int] = {}  # pending names the kernel knows, by holder
+        self.replay: list[dict[str, Any]] = []  # restored cells' effects, for the next run
         self.fn_globals: dict[str, frozenset[str]] = {}
         self.env: Optional[dict[str, Any]] = None
+        self.environ: dict[str, str] = {}
+        """The kernel's environment as the cells so far left it (its start, then each cell's
+        recorded changes): what a restored cell's environment reads are compared with."""
         self.reply_meta: Optional[dict[str, Any]] = None
         self.counts = {"executed": 0, "restored": 0}
         # "prefix" reproduces the published NBRewind artifact (reuse an unchanged prefix, re-run
@@ -170,6 +175,10 @@ class RewindClient(PapermillNotebookClient):
         self.reached: set[int] = set()
         self.failed_at: Optional[int] = None
         self._needed_after = self._static_reads_after()
+        self.history_reader = next(
+            (self.labels.get(i, "a cell") for i, a in sorted(self.analyses.items()) if a.history),
+            "",
+        )
 
     def _static_reads_after(self) -> list[frozenset[str]]:
         """For each cell, every name a later cell may read (including through the notebook's
@@ -180,8 +189,11 @@ class RewindClient(PapermillNotebookClient):
             if cell.cell_type == "code":
                 analysis = self.analyses[index] = analyse_cell(cell.source)
                 functions.update(analysis.functions)
-                # An opaque cell (globals(), exec, magics) may read any name.
-                extra = {ANY_NAME} if analysis.opaque else set()
+                # An opaque cell (globals(), exec, magics) may read any name; what the audit
+                # saw the cell's code read (inside functions, methods...) counts too.
+                record = self.records[index] or {}
+                extra = {ANY_NAME} if analysis.opaque or record.get("wide") else set()
+                extra |= set(record.get("reads") or {})
                 reads.append(reads_closure(analysis.reads, functions) | extra)
             else:
                 reads.append(frozenset())
@@ -266,6 +278,7 @@ class RewindClient(PapermillNotebookClient):
                     "reinstall the kernels with `nbrewind install-kernels`"
                 )
             self.env = meta["env"]
+            self.environ = dict(meta.get("environ") or os.environ)
         return self.env
 
     async def async_execute_cell(  # type: ignore[override]
@@ -302,6 +315,8 @@ class RewindClient(PapermillNotebookClient):
                 _digest_or_none,
                 env,
                 listing_now=listing_digest,
+                stat_now=stat_signature,
+                environ_now=self.environ,
             )
             action, reason = decision.action, decision.reason
             if self.policy == "prefix" and action != RESTORE:
@@ -346,6 +361,8 @@ class RewindClient(PapermillNotebookClient):
             opaque=analysis.opaque,
             workflow=analysis.workflow,
             trust=trust,
+            wide=str((record or {}).get("wide") or ""),
+            history_reader=self.history_reader,
             outputs_digest=outputs_digest(outputs),
             blobs_present=blobs,
             needed_later=self._needed_after[index],
@@ -389,6 +406,10 @@ class RewindClient(PapermillNotebookClient):
         for name in record.get("deleted", []):
             self.current.pop(name, None)
             self.pending.pop(name, None)
+        replay = (record.get("effects") or {}).get("replay")
+        if replay:  # its environment, working directory, sys.path: before the next run
+            self.replay.append(replay)
+        self._apply_environ(record)
         # Files it wrote are put back now (the same order of effects as a fresh run): a later
         # cell reads what this one wrote, not what some other run left.
         for path, digest in files_written(record).items():
@@ -416,7 +437,9 @@ class RewindClient(PapermillNotebookClient):
         is_parameters: bool,
         old: Optional[dict[str, Any]],
     ) -> Any:
-        wanted = set(self.pending) if analysis.opaque else set(reads)
+        # Loaded before the cell: what its source reads or deletes. Everything else pending goes
+        # to the kernel as lazy: loaded when the code first reaches it (a function's globals).
+        wanted = set(self.pending) if analysis.opaque else set(reads) | set(analysis.deleted)
         # What a cell draws from a global random generator is not in its source: the pending
         # states go along with every re-executed cell (the kernel applies numpy's or torch's
         # only once that module is imported).
@@ -442,6 +465,11 @@ class RewindClient(PapermillNotebookClient):
                 if self.pending.get(member) == holder_index:
                     loads.setdefault(holder_index, []).append(member)
                     del self.pending[member]
+        lazy: dict[int, list[str]] = {}
+        for name, holder_index in sorted(self.pending.items()):
+            if self.lazy_sent.get(name) != holder_index:
+                lazy.setdefault(holder_index, []).append(name)
+                self.lazy_sent[name] = holder_index
         request = {
             "v": FORMAT_VERSION,
             "reads": sorted(reads),
@@ -450,11 +478,11 @@ class RewindClient(PapermillNotebookClient):
             "store": str(self.store_root),
             "stores": [str(p) for p in self.store_roots],
             "inline_max": inline_max(),
-            "load": [
-                {"cell": self.labels.get(i, i), "record": self.records[i], "names": names}
-                for i, names in loads.items()
-            ],
+            "load": [self._load_item(i, names) for i, names in loads.items()],
+            "lazy": [self._load_item(i, names) for i, names in lazy.items()],
+            "replay": self.replay,
         }
+        self.replay = []
         self._next_request = request
         self.reply_meta = None
         try:
@@ -489,6 +517,9 @@ class RewindClient(PapermillNotebookClient):
         label = self.labels.get(index, f"cell at position {index}")
         why = "is a parameter that changed" if is_parameters else f"was recomputed by {label}"
         old_writes = (old or {}).get("writes", {})
+        self._apply_environ(record)
+        for name in record.get("loaded", []):
+            self.pending.pop(name, None)
         for name, entry in record["writes"].items():
             self.current[name] = entry["hash"]
             self.pending.pop(name, None)
@@ -500,6 +531,25 @@ class RewindClient(PapermillNotebookClient):
         for name, digest in record.get("reads", {}).items():
             self.current.setdefault(name, digest)
         return cell
+
+    def _apply_environ(self, record: dict[str, Any]) -> None:
+        for name, value in (
+            ((record.get("effects") or {}).get("replay") or {}).get("environ", {}).items()
+        ):
+            if value is None:
+                self.environ.pop(name, None)
+            else:
+                self.environ[name] = value
+
+    def _load_item(self, index: int, names: list[str]) -> dict[str, Any]:
+        """What the kernel needs to load ``names`` from the restored cell at ``index``: its
+        record, and its source (so that its functions' tracebacks show their lines)."""
+        return {
+            "cell": self.labels.get(index, index),
+            "record": self.records[index],
+            "names": names,
+            "source": self.nb.cells[index].source,
+        }
 
     def _record_failure(self, cell: Any, index: int, reason: str) -> None:
         record = {"status": "error", "reason": reason, "source": source_hash(cell.source)}

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ._observe import environment_reads_now
 from ._record import FORMAT_VERSION, relative_inside
 from ._signing import Trust
 
@@ -53,6 +54,11 @@ class CellFacts:
     injected_parameters: bool = False
     unrestorable_file: Optional[str] = None
     """A file the cell wrote that is neither on disk as it wrote it nor kept in the store."""
+    wide: str = ""
+    """Its code reached a builtin that reads the whole namespace (seen when it ran)."""
+    history_reader: str = ""
+    """A cell of the notebook (named) reads IPython's output history, which only a kernel
+    that ran every cell before it holds: then no cell is restored."""
 
 
 def decide(
@@ -62,11 +68,20 @@ def decide(
     file_digest_now: Callable[[str], Optional[str]],
     env: Mapping[str, Any],
     listing_now: Optional[Callable[[str], Optional[str]]] = None,
+    stat_now: Optional[Callable[[str], Optional[str]]] = None,
+    environ_now: Optional[Mapping[str, str]] = None,
 ) -> Decision:
     """Restore or re-execute a cell under repeat, with the reason (shown to the user)."""
     rec = facts.record
     if facts.injected_parameters:
         return Decision(RUN, "papermill parameters: always executed", structural=True)
+    if facts.history_reader:
+        return Decision(
+            RUN,
+            f"{facts.history_reader} reads IPython's output history (_, Out, In), which only a "
+            "kernel that ran every cell holds: every cell runs, as in a fresh kernel",
+            structural=True,
+        )
     if not rec or "writes" not in rec:
         return Decision(RUN, "no checkpoint for this cell")
     if rec.get("status") == "error":
@@ -77,7 +92,7 @@ def decide(
         return Decision(
             RUN,
             f"recorded in format v{rec.get('v')} (this nbrewind writes v{FORMAT_VERSION}, which "
-            "also observes files and random generators): re-executed",
+            "records reads as they happen and process effects): re-executed",
         )
     python_now = ".".join(str(env.get("python", "")).split(".")[:2])
     if rec.get("python") != python_now:
@@ -103,6 +118,19 @@ def decide(
     if facts.opaque:
         return Decision(
             RUN, "uses magics or exec/eval: what it reads cannot be known", structural=True
+        )
+    if facts.wide:
+        return Decision(RUN, f"it {facts.wide}: what it reads cannot be known", structural=True)
+    other = (rec.get("effects") or {}).get("other") or []
+    if other:
+        more = f" and {len(other) - 2} more" if len(other) > 2 else ""
+        return Decision(
+            RUN,
+            "it changes process state that a record cannot replay ("
+            + "; ".join(other[:2])
+            + more
+            + "): re-executed, as a fresh run would",
+            structural=True,
         )
     if rec.get("unknowable"):
         return Decision(
@@ -134,6 +162,17 @@ def decide(
     for path, digest in sorted((rec.get("dirs_read") or {}).items()):
         if listing_now is None or listing_now(path) != digest:
             return Decision(RUN, f"lists directory {path}, whose entries changed")
+    if rec.get("env_read"):
+        changed = (
+            environment_reads_now(rec["env_read"], environ_now)
+            if environ_now is not None
+            else "the environment (unknown here)"
+        )
+        if changed:
+            return Decision(RUN, f"reads {changed}, which changed")
+    for path, seen in sorted((rec.get("stats_read") or {}).items()):
+        if stat_now is None or stat_now(path) != seen:
+            return Decision(RUN, f"checks {path} (exists, size), which changed")
     unpicklable = sorted(n for n, w in rec["writes"].items() if w.get("kind") == "unpicklable")
     needed = [n for n in unpicklable if n in facts.needed_later or ANY_NAME in facts.needed_later]
     if needed:

@@ -3,10 +3,12 @@
 One owner for the format: the kernel fills a record, the engine signs and completes it, and
 other commands (pack, trust, inspect) read it through the functions here.
 
-Format 2 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``python``,
+Format 3 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``python``,
 ``sig``, ``status`` and ``reason``:
 
-- ``reads``: name -> hash of the value read. Pseudo-names ``<random>``, ``<numpy.random>`` and
+- ``reads``: name -> hash of the value read, when the code first reached it: the cell's own
+  code, and every notebook function, method or lambda that ran during the cell (each one
+  reports the globals it may read when it starts). Pseudo-names ``<random>``, ``<numpy.random>`` and
   ``<torch>`` are the global random generators (hash ``rng:initial`` when no cell had set it).
 - ``writes``: name -> ``{kind, hash, type, size, digest, inline | object}``; ``kind`` is
   ``pickle``, ``cloudpickle``, ``module``, ``rng`` (a generator's state) or ``unpicklable``.
@@ -14,20 +16,30 @@ Format 2 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``
   pickled ``{name: value}`` dict, the same for every member, so restoring keeps identity.
 - ``files_read``: path -> sha256 of the content the cell read (None: it did not exist), as seen
   by the kernel's audit hook at the first ``open`` (relative to the working directory when
-  inside it); ``dirs_read``: directory -> hash of its entry names (``glob``, ``listdir``).
+  inside it, that is the kernel's starting directory); ``dirs_read``: directory -> hash of
+  its entry names (``glob``, ``listdir``); ``stats_read``: path -> what a stat call without an
+  open saw (``os.path.exists``, ``getsize``, ``Path.is_file``: ``file:<size>``, ``dir`` or
+  None).
 - ``files_written``: path -> sha256 after the cell (None: deleted). Files up to 64 MiB are kept
   in the store under that digest, so a restored cell puts them back.
 - ``unknowable``: why the kernel could not observe the cell fully (processes, threads); such a
   cell is always re-executed.
+- ``wide``: the cell's code reached a builtin that reads the whole namespace (``dir()``,
+  ``globals()``, ``eval``); such a cell is always re-executed.
+- ``effects``: ``{replay, other}``: what the cell changed in the process outside its variables
+  (:mod:`nbrewind._effects`); ``replay`` (environment, working directory, ``sys.path``) is
+  replayed when the cell is restored, any ``other`` makes it re-execute.
+- ``loaded``: restored values (of earlier cells) its code reached and the kernel loaded.
 
-Format 1 records (before run-time file and RNG observation) are not restored: their cells run.
+Records of formats 1 and 2 (before run-time reads and process effects) are not restored:
+their cells run once more and get format 3 records.
 """
 
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any, Optional
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def _paths(field: Any) -> dict[str, Optional[str]]:

@@ -8,17 +8,24 @@ Three kinds of checkpoint:
   pickle embeds per-process details (file names of cells, class tracker ids), so their hash is
   taken over a *fingerprint* instead: code objects without file names, classes by their
   members. A value's hash is therefore the same in the audit and the repeat kernel.
-- ``module``: an imported module, restored by importing it again.
+- ``module``: an imported module, restored by importing it again. A module from the
+  notebook's own files (not an installed library) is hashed by its source and its state
+  (:func:`local_module_digest`), so an edit of ``helper.py`` or ``helper.X = n`` is a change.
 
 Anything else is ``unpicklable``: it has no checkpoint, and its hash is derived from the cell
-that produced it (so a consumer re-runs only if that producer changed).
+that produced it (so a consumer re-runs only if that producer changed). So is a value whose
+pickle names an object of the notebook by reference (``__main__.f``: a ``functools.lru_cache``
+function, an instance of a class pickled by name): a fresh kernel has no such object to find.
 """
 
 import hashlib
 import importlib
 import io
 import marshal
+import os
 import pickle
+import sys
+import sysconfig
 import types
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -48,8 +55,21 @@ def _is_dynamic(obj: Any) -> bool:
     )
 
 
+class _Unrestorable(Exception):
+    """The value holds an object that would not come back as it is when unpickled."""
+
+
+def _check_restorable(obj: Any) -> None:
+    mpl = sys.modules.get("matplotlib.artist")
+    if mpl is not None and isinstance(obj, mpl.Artist):
+        # An unpickled figure registers itself with pyplot, so the cell that loads it would
+        # display it: the cell that made it is replayed instead.
+        raise _Unrestorable(f"a matplotlib {type(obj).__name__} (figures re-register on load)")
+
+
 class _PlainPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        _check_restorable(obj)
         if _is_dynamic(obj):
             raise _Dynamic
         return NotImplemented
@@ -70,25 +90,161 @@ def serialize(value: Any, unpicklable_identity: str) -> Serialized:
     tname = type_name(value)
     if isinstance(value, types.ModuleType):
         name = value.__name__.encode()
-        return Serialized("module", name, _digest(b"module:" + name), tname)
+        local = local_module_digest(value)
+        tail = b"" if local is None else b":" + local.encode()
+        return Serialized("module", name, _digest(b"module:" + name + tail), tname)
     buf = io.BytesIO()
     try:
         _PlainPickler(buf, protocol=PROTOCOL).dump(value)
         blob = buf.getvalue()
-        return Serialized("pickle", blob, _digest(blob), tname)
+        by_name = _main_references(blob)
+        if by_name:
+            return _unpicklable(tname, by_name, unpicklable_identity)
+        return Serialized("pickle", blob, _digest(blob + local_sources_named(blob)), tname)
     except _Dynamic:
         pass
+    except _Unrestorable as e:
+        return _unpicklable(tname, str(e), unpicklable_identity)
     except Exception as e:  # noqa: BLE001 - anything may fail in a user's __reduce__
         plain_error = f"{type(e).__name__}: {e}"
         if not _mentions_lambda(e):
             return _unpicklable(tname, plain_error, unpicklable_identity)
     try:
-        import cloudpickle
-
-        blob = cloudpickle.dumps(value, protocol=PROTOCOL)
+        buf = io.BytesIO()
+        _NotebookPickler(buf).dump(value)
+        blob = buf.getvalue()
     except Exception as e:  # noqa: BLE001
         return _unpicklable(tname, f"{type(e).__name__}: {e}", unpicklable_identity)
-    return Serialized("cloudpickle", blob, fingerprint(value, fallback=blob), tname)
+    by_name = _main_references(blob)
+    if by_name:
+        return _unpicklable(tname, by_name, unpicklable_identity)
+    digest = fingerprint(value, fallback=blob)
+    sources = local_sources_named(blob)
+    if sources:
+        digest = _digest(digest.encode() + sources)
+    return Serialized("cloudpickle", blob, digest, tname)
+
+
+def _main_references(blob: bytes) -> str:
+    """Why a pickle cannot be loaded in a fresh kernel: it names objects of the notebook
+    (``__main__``) by reference, which only this kernel has ('' if it names none)."""
+    if b"__main__" not in blob:
+        return ""
+    from ._review import pickle_globals
+
+    names = [g for g in pickle_globals(blob) if g.startswith(("__main__.", "__mp_main__."))]
+    if not names:
+        return ""
+    shown = ", ".join(names[:3])
+    return (
+        f"its pickle names {shown} by reference (a functools cache wrapper, or an object "
+        "pickled by name), which a fresh kernel does not have"
+    )
+
+
+def unpicklable(s: Serialized, why: str, identity: str) -> Serialized:
+    """``s`` declared unpicklable (its blob would not restore the value as it is)."""
+    return _unpicklable(s.type_name, why, identity)
+
+
+def _installed_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    roots = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        paths.get("stdlib", ""),
+        paths.get("purelib", ""),
+        paths.get("platlib", ""),
+    }
+    roots |= {p for p in sys.path if p and "site-packages" in p}
+    return tuple(os.path.join(os.path.realpath(r), "") for r in roots if r)
+
+
+_INSTALLED: tuple[str, ...] = ()
+_SOURCE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def module_file(module: types.ModuleType) -> "str | None":
+    """The source file of a module from the notebook's own files (not an installed library, not
+    the standard library, not built in), else None."""
+    global _INSTALLED
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return None
+    if not _INSTALLED:
+        _INSTALLED = _installed_roots()
+    real = os.path.realpath(path)
+    return None if real.startswith(_INSTALLED) else real
+
+
+_LOCAL_FILES: dict[int, Optional[str]] = {}
+
+
+def local_modules_named(blob: bytes) -> dict[str, str]:
+    """Loaded modules of the notebook's own files whose name a pickle mentions (it imports
+    their classes or functions by name when loaded): module name -> source file."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        key = id(module)
+        if key not in _LOCAL_FILES:
+            _LOCAL_FILES[key] = (
+                module_file(module) if isinstance(module, types.ModuleType) else None
+            )
+        source = _LOCAL_FILES[key]
+        if source is not None and name.encode() in blob:
+            found[name] = source
+    return found
+
+
+def local_sources_named(blob: bytes) -> bytes:
+    """The source digests of :func:`local_modules_named`: a value pickled by reference to
+    ``helper.Model`` changes when helper.py does."""
+    named = local_modules_named(blob)
+    return "".join(f"{n}={_source_digest(named[n])};" for n in sorted(named)).encode()
+
+
+def local_module_digest(module: types.ModuleType, _seen: "set[int] | None" = None) -> "str | None":
+    """For a module from the notebook's own files: a digest of its source and of its state
+    (its globals, values by pickle, its own functions and classes by name, since the source
+    covers their code), so editing the file or rebinding an attribute changes it."""
+    path = module_file(module)
+    if path is None:
+        return None
+    seen = _seen if _seen is not None else set()
+    seen.add(id(module))
+    h = hashlib.sha256(_source_digest(path).encode())
+    for key, value in sorted(vars(module).items()):
+        if key.startswith("__") and key.endswith("__"):
+            continue
+        h.update(b"\0" + key.encode() + b"=")
+        if isinstance(value, types.ModuleType):
+            inner = None if id(value) in seen else local_module_digest(value, seen)
+            h.update(f"module:{value.__name__}:{inner}".encode())
+        elif getattr(value, "__module__", None) == module.__name__ and isinstance(
+            value, types.FunctionType | type
+        ):
+            h.update(f"own:{value.__qualname__}".encode())
+        else:
+            try:
+                h.update(pickle.dumps(value, protocol=PROTOCOL))
+            except Exception:  # noqa: BLE001 - not comparable: its type at least
+                h.update(f"opaque:{type_name(value)}".encode())
+    return "sha256:" + h.hexdigest()
+
+
+def _source_digest(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (path, st.st_mtime_ns, st.st_size)
+    digest = _SOURCE_DIGESTS.get(key)
+    if digest is None:
+        with open(path, "rb") as f:
+            digest = _digest(f.read())
+        _SOURCE_DIGESTS[key] = digest
+    return digest
 
 
 def _mentions_lambda(e: Exception) -> bool:
@@ -102,43 +258,117 @@ def _unpicklable(tname: str, error: str, identity: str) -> Serialized:
 
 
 def load(kind: str, blob: bytes, namespace: dict[str, Any]) -> Any:
-    """Rebuild a value; functions and classes from the notebook are re-bound to ``namespace``
-    so they see the live globals, as if their cell had run here."""
+    """Rebuild a value; functions of the notebook, wherever they are in it (a value, a method
+    of a class, a lambda in a dict), are bound to ``namespace``, so they read the live globals
+    as if their cell had run here."""
     if kind == "module":
         return importlib.import_module(blob.decode())
     if kind == "pickle":
         return pickle.loads(blob)
     if kind == "cloudpickle":
-        import cloudpickle
-
-        return _rebind(cloudpickle.loads(blob), namespace)
+        return _NotebookUnpickler(io.BytesIO(blob), namespace).load()
     raise ValueError(f"no checkpoint of kind {kind!r} can be loaded")
 
 
-def _rebind(value: Any, namespace: dict[str, Any]) -> Any:
-    if isinstance(value, types.FunctionType) and _is_dynamic(value):
-        return _rebind_function(value, namespace)
-    cls = value if isinstance(value, type) else type(value)
-    if _is_dynamic(cls):
-        for attr, member in list(vars(cls).items()):
-            if isinstance(member, types.FunctionType):
-                setattr(cls, attr, _rebind_function(member, namespace))
-            elif isinstance(member, staticmethod | classmethod):
-                func = member.__func__
-                if isinstance(func, types.FunctionType):
-                    setattr(cls, attr, type(member)(_rebind_function(func, namespace)))
-    return value
+_NAMESPACE_ID = "nbrewind:namespace"
 
 
-def _rebind_function(f: types.FunctionType, namespace: dict[str, Any]) -> types.FunctionType:
-    g = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-    g.__kwdefaults__ = f.__kwdefaults__
-    g.__dict__.update(f.__dict__)
-    g.__qualname__ = f.__qualname__
-    g.__doc__ = f.__doc__
-    g.__annotations__ = f.__annotations__
-    g.__module__ = f.__module__
-    return g
+def _cloudpickle_internals() -> Any:
+    from cloudpickle import cloudpickle as internals
+
+    return internals
+
+
+class _NamespaceToken:
+    """Stands for the notebook's namespace in a pickle (a persistent id, never its content)."""
+
+
+try:
+    import cloudpickle as _cloudpickle
+
+    _CloudPickler: Any = _cloudpickle.Pickler
+except ImportError:  # pragma: no cover - cloudpickle is a dependency
+    _CloudPickler = pickle.Pickler
+
+
+class _NotebookPickler(_CloudPickler):  # type: ignore[misc,valid-type]
+    """cloudpickle, except that a function whose globals are the notebook's namespace (a
+    ``__main__`` module's globals: cells, and classes' methods defined in them) is saved without
+    them: it loads bound to the live namespace of the kernel that loads it (instead of a private
+    copy of the globals it read when pickled), wherever it sits in the value. Functions made by
+    libraries for the notebook (a dataclass's ``__repr__`` wrapper, a namedtuple's ``__new__``)
+    keep their own globals."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file, protocol=PROTOCOL)
+        self._token = _NamespaceToken()
+
+    def persistent_id(self, obj: Any) -> Optional[str]:
+        return _NAMESPACE_ID if obj is self._token else None
+
+    def reducer_override(self, obj: Any) -> Any:
+        _check_restorable(obj)
+        if isinstance(obj, types.CodeType) and _cell_directory() is not None:
+            if os.path.dirname(obj.co_filename) == _cell_directory():
+                # cloudpickle names all code <dynamic-code>: keep the cell's file name, so
+                # tracebacks and warnings from a restored function name its cell, as a
+                # fresh run's do (the directory is the loading kernel's own).
+                constructor, args = _cloudpickle_internals()._code_reduce(obj)
+                return _cell_code, (constructor, args, os.path.basename(obj.co_filename))
+        return super().reducer_override(obj)
+
+    def _dynamic_function_reduce(self, func: Any) -> Any:
+        if func.__globals__.get("__name__") != "__main__":
+            return super()._dynamic_function_reduce(func)
+        internals = _cloudpickle_internals()
+        newargs = list(self._function_getnewargs(func))
+        newargs[1] = self._token
+        state, slotstate = internals._function_getstate(func)
+        slotstate["__globals__"] = {}
+        return (
+            internals._make_function,
+            tuple(newargs),
+            (state, slotstate),
+            None,
+            None,
+            internals._function_setstate,
+        )
+
+
+_CELL_DIRECTORY: list[Optional[str]] = []
+
+
+def _cell_directory() -> Optional[str]:
+    """Where this kernel's compiler names cells (ipykernel: ``/tmp/ipykernel_<pid>``)."""
+    if not _CELL_DIRECTORY:
+        try:
+            from ipykernel.compiler import get_tmp_directory
+
+            _CELL_DIRECTORY.append(os.path.normpath(get_tmp_directory()))
+        except Exception:  # noqa: BLE001 - not an ipykernel: code keeps cloudpickle's name
+            _CELL_DIRECTORY.append(None)
+    return _CELL_DIRECTORY[0]
+
+
+def _cell_code(constructor: Any, args: tuple[Any, ...], basename: str) -> types.CodeType:
+    """A notebook cell's code object, named as this kernel names that cell (the base name is
+    the hash of the cell's source, the same in every ipykernel)."""
+    code: types.CodeType = constructor(*args)
+    directory = _cell_directory()
+    if directory is None:
+        return code
+    return code.replace(co_filename=os.path.join(directory, basename))
+
+
+class _NotebookUnpickler(pickle.Unpickler):
+    def __init__(self, file: Any, namespace: dict[str, Any]) -> None:
+        super().__init__(file)
+        self._namespace = namespace
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid == _NAMESPACE_ID:
+            return self._namespace
+        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 # ---- fingerprints of values that embed notebook code ----------------------------------------
@@ -164,6 +394,7 @@ class _FingerprintPickler(pickle.Pickler):
                     _code_fingerprint(obj.__code__),
                     obj.__defaults__,
                     closure,
+                    dict(sorted(obj.__dict__.items())),
                 ),
             )
         if isinstance(obj, type) and _is_dynamic(obj):
@@ -203,5 +434,74 @@ def member_hash(group_hash: str, name: str) -> str:
 
 
 def rebind_all(values: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_rebind` for each value of a group loaded as one dict."""
-    return {name: _rebind(value, namespace) for name, value in values.items()}
+    """A group loaded as one dict, with numpy views rebuilt on their arrays (see
+    :func:`with_views`). Functions were bound to the namespace by :func:`load`."""
+    return _rebuild_views(values)
+
+
+_VIEW = "__nbrewind_view__"
+
+
+def _root(array: Any) -> Any:
+    while type(getattr(array, "base", None)).__name__ == "ndarray":
+        array = array.base
+    return array
+
+
+def _is_ndarray(value: Any) -> bool:
+    return type(value).__name__ == "ndarray" and (type(value).__module__ or "").startswith("numpy")
+
+
+def with_views(values: dict[str, Any]) -> "dict[str, Any] | None":
+    """A group's values with each numpy array that shares another's memory replaced by where
+    it lies in the array owning that memory (offset, shape, strides, dtype), so that loading
+    rebuilds the views on the restored array instead of copies: ``v[:] = 1`` then changes
+    ``a``, as in the run that made them. The owning array goes along (under a hidden key when
+    no name holds it). ``values`` itself when no arrays share memory; None when the owner is
+    not contiguous (a view could not be rebuilt on it)."""
+    arrays = {n: v for n, v in values.items() if _is_ndarray(v)}
+    roots: dict[int, list[str]] = {}
+    for name, array in arrays.items():
+        roots.setdefault(id(_root(array)), []).append(name)
+    shared = {k: names for k, names in roots.items() if len(names) > 1}
+    if not shared:
+        return values
+    out = dict(values)
+    for key, names in shared.items():
+        base = _root(arrays[names[0]])
+        if not base.flags["C_CONTIGUOUS"]:
+            return None
+        owners = [n for n in names if arrays[n] is base]
+        owner = owners[0] if owners else f"{_VIEW}:{key}"
+        out[owner] = base  # an array no name holds is kept under a hidden key
+        start = base.__array_interface__["data"][0]
+        for name in names:
+            if name == owner:
+                continue
+            view = arrays[name]
+            if view is base:
+                continue  # the same array under two names: pickle keeps that identity
+            offset = view.__array_interface__["data"][0] - start
+            out[name] = (_VIEW, owner, offset, view.shape, view.strides, view.dtype.str)
+    return out
+
+
+def _rebuild_views(values: dict[str, Any]) -> dict[str, Any]:
+    marked = {
+        n: v for n, v in values.items() if isinstance(v, tuple) and len(v) == 6 and v[0] == _VIEW
+    }
+    if not marked:
+        return values
+    import numpy
+
+    out = dict(values)
+    for name, (_tag, owner, offset, shape, strides, dtype) in marked.items():
+        base = out[owner]
+        if not base.flags["OWNDATA"]:
+            # unpickled arrays may view pickle's buffer: own the memory, so the views'
+            # ``base`` is this array, as in the run that made them
+            base = out[owner] = base.copy()
+        out[name] = numpy.ndarray(
+            shape, dtype=numpy.dtype(dtype), buffer=base, offset=offset, strides=strides
+        )
+    return {n: v for n, v in out.items() if not n.startswith(_VIEW)}

@@ -61,7 +61,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Optional
 
-from . import _audit, _fingerprint
+from stickyinvoc import fingerprint as _fingerprint
+
+from . import _audit
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
 from ._seeds import Seeds

@@ -746,7 +746,7 @@ class KeyComputer:
         process-global settings of the libraries loaded in it (``pd.set_option(...)`` or
         ``np.set_printoptions(...)`` in the Snakefile), read as the sticky executor's direct
         mode reads them (:mod:`._registries`); objects by type and name, not address."""
-        from ._registries import read_registries
+        from stickyinvoc.registries import read_registries
 
         state = sorted(
             (f"{m}:{label}", repr(value))

@@ -28,7 +28,8 @@ from tests.conftest import REPO
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
 # In dependency order: the sticky executor and nbrewind require the storage plugin, the sticky
-# executor the scheduler plugin (its profiles select it).
+# executor the scheduler plugin (its profiles select it), nbrewind the sticky executor's
+# stickyinvoc (its kernels take the process fingerprint around each cell).
 DISTRIBUTIONS = {
     "snakemake-storage-plugin-ckpt": ["snakemake_storage_plugin_ckpt", "ckptstore"],
     "snakemake-scheduler-plugin-incremental": ["snakemake_scheduler_plugin_incremental"],

@@ -10,7 +10,7 @@ not from what the sticky executor's isolation already handles.
 Two tests use the catalogue: ``test_library_matrix.py`` runs every case's probes as Snakemake
 ``script:`` jobs (three per rule, on one warm worker) and compares outputs and logs with
 ``--executor local``; ``test_registry_readers.py`` checks that direct mode's fingerprint
-(module globals, :mod:`snakemake_executor_plugin_sticky._registries`) sees every probe's
+(module globals, :mod:`stickyinvoc.registries`) sees every probe's
 change. ``test_library_matrix_classification.py`` keeps the catalogue complete.
 
 A probe's ``change`` is Python statements; ``observe`` is an expression whose ``repr`` is

@@ -1,7 +1,7 @@
 """Direct mode sees every library-matrix change: after each probe's ``change`` (VALUE=7), a
 module global is rebound, added or deleted, or :func:`read_registries` reads something else.
-A probe whose change neither shows is a reader missing from ``_registries.py``: a direct-mode
-worker would keep that state for the next job instead of retiring.
+A probe whose change neither shows is a reader missing from ``stickyinvoc/registries.py``: a
+direct-mode worker would keep that state for the next job instead of retiring.
 
 One subprocess (the libraries stay out of pytest's process) forks a child per case, so that
 the cases start from the same process and cannot hide each other's changes.
@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 RUNNER = r'''
 import json, os, sys, types
 
-from snakemake_executor_plugin_sticky._registries import read_registries
+from stickyinvoc.registries import read_registries
 
 
 def same(a, b):
@@ -142,7 +142,7 @@ def test_every_probe_ran(probe_results):
 
 
 def test_every_change_shows_in_globals_or_registries(probe_results):
-    """A change invisible to both needs a reader in _registries.py. A probe marked
+    """A change invisible to both needs a reader in stickyinvoc/registries.py. A probe marked
     ``unreadable`` (no getter exists, or the isolation resets that state) is exempt."""
     failures = []
     for r in probe_results:

@@ -3,10 +3,11 @@
 import pytest
 
 from nbrewind import CellFacts, Trust, decide
+from nbrewind._record import FORMAT_VERSION
 
 ENV = {"python": "3.11.7", "packages": {"numpy": "2.4.6"}}
 RECORD = {
-    "v": 2,
+    "v": FORMAT_VERSION,
     "source": "sha256:src",
     "python": "3.11",
     "packages": {"numpy": "2.4.6"},

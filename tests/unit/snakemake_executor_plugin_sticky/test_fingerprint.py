@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from snakemake_executor_plugin_sticky import _fingerprint, _hazards
-from snakemake_executor_plugin_sticky._fingerprint import Fingerprint, describe
+from snakemake_executor_plugin_sticky import _hazards
+from stickyinvoc import fingerprint as _fingerprint
+from stickyinvoc.fingerprint import Fingerprint, describe
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,5 @@
-"""Process-global state of libraries, read through their documented getters.
+"""Process-global state of libraries, read through their documented getters (the sticky
+executor's direct mode and NBRewind's kernels both compare it around user code).
 
 Direct mode (an invocation runs in the worker itself) compares a fingerprint of the process
 before and after every invocation (:mod:`._fingerprint`); module globals are compared there by

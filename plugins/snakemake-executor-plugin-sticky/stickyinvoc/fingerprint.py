@@ -1,4 +1,5 @@
-"""Direct mode's check that an invocation left the worker's process as a fresh one would be.
+"""Direct mode's check that an invocation left the worker's process as a fresh one would be
+(NBRewind's kernels take the same fingerprint around each cell).
 
 Direct mode runs invocations in the worker itself. Whatever the snapshot in
 :mod:`._isolation` puts back is put back; everything else an invocation could change is
@@ -8,7 +9,7 @@ looked at here, after every invocation, against the process as the template left
   submodule attribute and a ``__warningregistry__`` aside: a fresh process gets those too);
 - **the process-global registries of libraries** that live outside module globals (C-level
   settings, context variables, option tables), read through each library's documented
-  getters (:mod:`._registries`).
+  getters (:mod:`stickyinvoc.registries`).
 
 A module first imported during an invocation is compared with itself as its import left it
 (``import`` statements are watched while the script runs), so a script that imports numpy and
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Optional
 
-from ._registries import READERS, read_registries
+from stickyinvoc.registries import READERS, read_registries
 
 _ALLOWED = frozenset({"__warningregistry__"})
 """Globals a fresh process changes the same way (the warnings module's per-module registry;

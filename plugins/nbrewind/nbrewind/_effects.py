@@ -1,0 +1,298 @@
+"""What a cell changes in the kernel's process outside its variables, observed, not listed.
+
+Around each audited cell the kernel takes the sticky runtime's process fingerprint
+(:class:`stickyinvoc.fingerprint.Fingerprint`: every loaded module's globals by identity, and
+the process-global registries of libraries, read through their documented getters: logging,
+warnings filters, pandas options, numpy print options, matplotlib ``rcParams``, the decimal
+context, the recursion limit...), plus the environment, the working directory, ``sys.path`` and
+the files the process holds open. What differs after the cell is its *effect*:
+
+- **replayable** effects are exact and small: environment variables set or removed, the new
+  working directory, entries put in front of, after, or taken out of ``sys.path``, warnings
+  shown once (the namespace's ``__warningregistry__``, :func:`warnings_shown`). When repeat
+  restores the cell, the kernel replays them before the next cell it runs, in cell order, so a
+  later cell (an always-executed ``!echo $MODE``, an ``import`` from a directory the restored
+  cell put on ``sys.path``) sees what a fresh run shows it;
+- **other** effects (a logging handler, a library option, a module attribute rebound, a file
+  left open) cannot be replayed from a record: a cell that had any is re-executed instead of
+  restored, with the effect named in the reason.
+
+What an ``import`` changes in modules loaded before it is part of that library being loaded
+(the fingerprint absorbs it), as is a library's own lazy start-up on first use (matplotlib
+choosing its backend, PIL registering its plugins) and the kernel's own bookkeeping
+(:data:`_KERNEL_NOISE`): a fresh run does the same whenever that first use happens.
+"""
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from stickyinvoc.fingerprint import Fingerprint
+from stickyinvoc.registries import read_registries
+
+_KERNEL_MODULES = (
+    "__main__",
+    "__mp_main__",
+    "IPython",
+    "ipykernel",
+    "ipython_genutils",
+    "jupyter_client",
+    "jupyter_core",
+    "zmq",
+    "tornado",
+    "traitlets",
+    "comm",
+    "debugpy",
+    "ptyprocess",
+    "pexpect",
+    "matplotlib_inline",
+    "nbrewind",
+    "stickyinvoc",
+    "ckptstore",
+    "cloudpickle",
+    "asyncio",
+    "concurrent",
+    "selectors",
+    "threading",
+    "linecache",
+)
+"""Modules whose globals the kernel itself changes between cells (``__main__`` is the
+notebook's namespace, compared by the kernel value by value)."""
+_KERNEL_NOISE = (
+    # first use of a library, which a fresh run does at its own first use
+    "rebound PIL.Image._initialized",
+    "rebound matplotlib.pyplot._backend_mod",
+    "rebound matplotlib.pyplot.draw_if_interactive",
+    "rebound matplotlib.pyplot._REPL_DISPLAYHOOK",
+    "added matplotlib.backends.backend",
+    "rebound matplotlib.backends.backend",
+    # tempfile caches its directory at the first gettempdir(), the kernel's or the cell's
+    "rebound tempfile.tempdir",
+)
+_REPLAYED = ("os environ ", "os cwd ", "sys path ", "threading threads ")
+"""Registry entries compared separately (replayed), or by the kernel (threads)."""
+
+
+@dataclass
+class Effects:
+    """A cell's effects: ``replay`` (record-ready) and the ``other`` ones, one phrase each."""
+
+    replay: dict[str, Any] = field(default_factory=dict)
+    other: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Before:
+    fingerprint: Fingerprint
+    environ: dict[str, str]
+    cwd: str
+    path: list[str]
+    fds: dict[int, str]
+
+
+class EffectWatch:
+    """One cell's observation: :meth:`start` before it runs, :meth:`stop` after."""
+
+    def __init__(self, start_cwd: str) -> None:
+        self.start_cwd = start_cwd
+        self._before: Optional[_Before] = None
+
+    def start(self) -> None:
+        fingerprint = Fingerprint()
+        fingerprint.watch_imports()
+        self._before = _Before(
+            fingerprint, dict(os.environ), os.getcwd(), list(sys.path), open_files()
+        )
+
+    def abandon(self) -> None:
+        if self._before is not None:
+            self._before.fingerprint.stop_watching()
+            self._before = None
+
+    def stop(self) -> Effects:
+        before, self._before = self._before, None
+        assert before is not None
+        effects = Effects()
+        rc = before.fingerprint.registries.get(("matplotlib", "rcParams"))
+        other = [c for c in before.fingerprint.changes() if not _noise(c, rc)]
+        environ = dict(os.environ)
+        if environ != before.environ:
+            effects.replay["environ"] = {
+                k: environ.get(k)
+                for k in sorted(set(environ) | set(before.environ))
+                if environ.get(k) != before.environ.get(k)
+            }
+        cwd = os.getcwd()
+        if cwd != before.cwd:
+            effects.replay["cwd"] = _relative(cwd, self.start_cwd)
+        if sys.path != before.path:
+            change = path_change(before.path, list(sys.path))
+            if change is None:
+                other.append("sys.path reordered")
+            else:
+                effects.replay["sys.path"] = change
+        fds = open_files()
+        opened = sorted(
+            path for fd, path in fds.items() if before.fds.get(fd) != path and _user_file(path)
+        )
+        if opened:
+            other.append("leaves files open: " + ", ".join(opened[:3]))
+        effects.other = other
+        return effects
+
+
+def _noise(change: str, rc_baseline: Any) -> bool:
+    if change.startswith(_REPLAYED) or change.startswith(_KERNEL_NOISE):
+        return True
+    if change.startswith("linecache "):
+        return True
+    if change.startswith("matplotlib rcParams") and _backend_only(rc_baseline):
+        return True
+    words = change.split(" ", 2)
+    if len(words) >= 2 and words[0] in ("rebound", "added", "deleted"):
+        module = words[1].rsplit(".", 1)[0]
+        return module.partition(".")[0] in _KERNEL_MODULES
+    if change.startswith("sys.modules["):
+        name = change.split("'")[1] if "'" in change else ""
+        return name.partition(".")[0] in _KERNEL_MODULES
+    return False
+
+
+def _backend_only(baseline: Any) -> bool:
+    """matplotlib resolves ``rcParams['backend']`` at its first plot (a fresh run does too);
+    a change of any other parameter is an effect."""
+    mpl = sys.modules.get("matplotlib")
+    if mpl is None or not isinstance(baseline, dict):
+        return False
+    now = read_registries({"matplotlib": mpl}).get(("matplotlib", "rcParams"))
+    if not isinstance(now, dict):
+        return False
+    return {k: v for k, v in now.items() if k != "backend"} == {
+        k: v for k, v in baseline.items() if k != "backend"
+    }
+
+
+def path_change(before: list[str], after: list[str]) -> Optional[dict[str, list[str]]]:
+    """``after`` as entries put in front of and after ``before`` with some removed, or None
+    when it is not of that form (reordered, inserted in the middle)."""
+    removed = [p for p in before if p not in after]
+    kept = [p for p in before if p in after]
+    for start in range(len(after) - len(kept) + 1):
+        if after[start : start + len(kept)] == kept:
+            return {
+                "prepend": after[:start],
+                "append": after[start + len(kept) :],
+                "remove": removed,
+            }
+    return None
+
+
+def warnings_shown(before: dict[Any, Any], after: dict[Any, Any]) -> Optional[list[list[Any]]]:
+    """The "shown once" memory a cell added to its namespace's ``__warningregistry__`` (a
+    warning shown at a location is not shown there again under the default filters), as
+    record-ready ``[text, category, line]``; None when a category cannot be named for replay
+    (defined in the notebook)."""
+    added = []
+    for key, value in after.items():
+        if key == "version" or key in before or not value:
+            continue
+        if not (isinstance(key, tuple) and len(key) == 3 and isinstance(key[1], type)):
+            return None
+        text, category, line = key
+        if category.__module__ in ("__main__", None) or not isinstance(text, str):
+            return None
+        added.append([text, f"{category.__module__}:{category.__qualname__}", line])
+    return sorted(added)
+
+
+def _filters_version() -> Optional[int]:
+    """The warnings module's current filters version (what a registry's ``version`` must
+    equal to be kept), read by warning once into a private registry with a category the
+    filters ignore; None when they do not ignore it (then nothing is replayed)."""
+    import warnings
+
+    probe: dict[Any, Any] = {}
+    for action, message, category, module, _line in warnings.filters:
+        if issubclass(ImportWarning, category) and (module is None or module.match("nbrewind")):
+            if message is not None and not message.match("nbrewind probe"):
+                continue
+            if action != "ignore":
+                return None
+            break
+    else:
+        return None
+    warnings.warn_explicit("nbrewind probe", ImportWarning, "<nbrewind>", 1, "nbrewind", probe)
+    version = probe.get("version")
+    return version if isinstance(version, int) else None
+
+
+def replay_warnings(shown: list[list[Any]], namespace: dict[str, Any]) -> bool:
+    """Put a restored cell's "shown once" warnings back into the namespace's registry."""
+    import importlib
+
+    version = _filters_version()
+    if version is None:
+        return False
+    registry = namespace.setdefault("__warningregistry__", {})
+    if registry.get("version") != version:
+        registry.clear()
+        registry["version"] = version
+    for text, category_name, line in shown:
+        module, _, qualname = category_name.partition(":")
+        try:
+            category: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                category = getattr(category, part)
+        except (ImportError, AttributeError):
+            continue
+        registry[(text, category, line)] = True
+    return True
+
+
+def replay(effects: dict[str, Any], start_cwd: str) -> None:
+    """Apply a restored cell's replayable effects to this process."""
+    for name, value in (effects.get("environ") or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if "cwd" in effects:
+        os.chdir(os.path.join(start_cwd, effects["cwd"]))
+    change = effects.get("sys.path")
+    if change:
+        removed = set(change["remove"])
+        kept = [p for p in sys.path if p not in removed]
+        sys.path[:] = list(change["prepend"]) + kept + list(change["append"])
+
+
+def _relative(path: str, start: str) -> str:
+    rel = os.path.relpath(path, start)
+    return path if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
+def open_files() -> dict[int, str]:
+    """The process's open file descriptors that name regular files (Linux ``/proc``)."""
+    found: dict[int, str] = {}
+    try:
+        entries = os.listdir("/proc/self/fd")
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            target = os.readlink(f"/proc/self/fd/{entry}")
+        except OSError:
+            continue
+        if target.startswith("/"):
+            found[int(entry)] = target
+    return found
+
+
+def _user_file(path: str) -> bool:
+    """A file the notebook opened, not one the kernel holds (its history database, sockets,
+    the checkpoint store, the interpreter's own files)."""
+    if path.startswith(("/dev/", "/proc/", "/sys/")) or "(deleted)" in path:
+        return False
+    if os.sep + ".ipython" + os.sep in path or os.sep + ".nbrewind" in path:
+        return False
+    return not path.startswith((sys.prefix, sys.base_prefix))
