@@ -17,10 +17,13 @@ the files the process holds open. What differs after the cell is its *effect*:
   left open) cannot be replayed from a record: a cell that had any is re-executed instead of
   restored, with the effect named in the reason.
 
-What an ``import`` changes in modules loaded before it is part of that library being loaded
-(the fingerprint absorbs it), as is a library's own lazy start-up on first use (matplotlib
-choosing its backend, PIL registering its plugins) and the kernel's own bookkeeping
-(:data:`_KERNEL_NOISE`): a fresh run does the same whenever that first use happens.
+Warning filters put in front of or after the list, and matplotlib's parameters (its backend
+through ``matplotlib.use``), are replayable too; matplotlib's are set again only once
+matplotlib is imported (replaying never imports a library). What an ``import`` changes in
+modules loaded before it is part of that library being loaded (the fingerprint absorbs it), as
+is a library's own lazy start-up on first use (PIL registering its plugins, multiprocessing
+fixing its default start method) and the kernel's own bookkeeping (:data:`_KERNEL_NOISE`): a
+fresh run does the same whenever that first use happens.
 """
 
 import os
@@ -105,6 +108,11 @@ class EffectWatch:
             fingerprint, dict(os.environ), os.getcwd(), list(sys.path), open_files()
         )
 
+    def importing(self) -> bool:
+        """The cell is importing a module now (what that module's code reads is the import's,
+        done again by a fresh import wherever the module is needed)."""
+        return self._before is not None and self._before.fingerprint.importing
+
     def abandon(self) -> None:
         if self._before is not None:
             self._before.fingerprint.stop_watching()
@@ -114,8 +122,21 @@ class EffectWatch:
         before, self._before = self._before, None
         assert before is not None
         effects = Effects()
-        rc = before.fingerprint.registries.get(("matplotlib", "rcParams"))
-        other = [c for c in before.fingerprint.changes() if not _noise(c, rc)]
+        baseline = before.fingerprint.registries
+        changes = before.fingerprint.changes()
+        filters = _filters_change(baseline.get(("warnings", "filters")))
+        if filters is not None:
+            effects.replay["warnings filters"] = filters
+        rc = _rc_change(baseline.get(("matplotlib", "rcParams")))
+        if rc is not None:
+            effects.replay["matplotlib rcParams"] = rc
+        other = [
+            c
+            for c in changes
+            if not _noise(c)
+            and not (filters is not None and c.startswith("warnings filters "))
+            and not (rc is not None and c.startswith("matplotlib rcParams "))
+        ]
         environ = dict(os.environ)
         if environ != before.environ:
             effects.replay["environ"] = {
@@ -142,13 +163,18 @@ class EffectWatch:
         return effects
 
 
-def _noise(change: str, rc_baseline: Any) -> bool:
+def _noise(change: str) -> bool:
     if change.startswith(_REPLAYED) or change.startswith(_KERNEL_NOISE):
         return True
     if change.startswith("linecache "):
         return True
-    if change.startswith("matplotlib rcParams") and _backend_only(rc_baseline):
-        return True
+    if change.startswith("multiprocessing start method None -> "):
+        # fixed at the first use of multiprocessing (joblib, a Pool): noise when it is the
+        # platform's default, which a fresh run's first use picks too
+        import multiprocessing
+
+        default = multiprocessing.get_all_start_methods()[0]
+        return change.endswith(f"-> {default!r}")
     words = change.split(" ", 2)
     if len(words) >= 2 and words[0] in ("rebound", "added", "deleted"):
         module = words[1].rsplit(".", 1)[0]
@@ -159,18 +185,129 @@ def _noise(change: str, rc_baseline: Any) -> bool:
     return False
 
 
-def _backend_only(baseline: Any) -> bool:
-    """matplotlib resolves ``rcParams['backend']`` at its first plot (a fresh run does too);
-    a change of any other parameter is an effect."""
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _rc_change(baseline: Any) -> Optional[dict[str, Any]]:
+    """matplotlib parameters the cell set, as plain values to set again (``backend`` through
+    ``matplotlib.use``), or None when there are none or one is not plain data."""
     mpl = sys.modules.get("matplotlib")
     if mpl is None or not isinstance(baseline, dict):
-        return False
+        return None
     now = read_registries({"matplotlib": mpl}).get(("matplotlib", "rcParams"))
     if not isinstance(now, dict):
-        return False
-    return {k: v for k, v in now.items() if k != "backend"} == {
-        k: v for k, v in baseline.items() if k != "backend"
-    }
+        return None
+    changed = {k: v for k, v in now.items() if baseline.get(k) != v}
+    if not changed or set(baseline) - set(now):
+        return None
+    for value in changed.values():
+        items = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(v, _PLAIN) for v in items):
+            return None
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(changed.items())}
+
+
+def _filter_entry(entry: Any) -> Optional[list[Any]]:
+    action, message, category, module, line = entry
+    if not isinstance(category, type) or category.__module__ in ("__main__", None):
+        return None
+    return [
+        action,
+        _pattern(message),
+        f"{category.__module__}:{category.__qualname__}",
+        _pattern(module),
+        line,
+    ]
+
+
+def _pattern(value: Any) -> Any:
+    """A filter's message or module: None, a plain string (the interpreter's own filters), or
+    a compiled pattern (``[pattern, flags]``)."""
+    if value is None or isinstance(value, str):
+        return value
+    return [value.pattern, value.flags]
+
+
+def _unpattern(value: Any) -> Any:
+    import re
+
+    if value is None or isinstance(value, str):
+        return value
+    return re.compile(value[0], value[1])
+
+
+def _filters_change(baseline: Any) -> Optional[dict[str, Any]]:
+    """Warning filters the cell put in front of or after the list (``simplefilter``,
+    ``filterwarnings``) or removed, as entries to put back, or None (unchanged, or not of that
+    form, or naming a category of the notebook)."""
+    import warnings
+
+    if not isinstance(baseline, tuple):
+        return None
+    now = list(warnings.filters)
+    before = list(baseline)
+    if now == before:
+        return None
+    kept = [f for f in before if f in now]
+    removed = [f for f in before if f not in now]
+    for start in range(len(now) - len(kept) + 1):
+        if now[start : start + len(kept)] == kept:
+            encoded = {
+                "prepend": [_filter_entry(f) for f in now[:start]],
+                "append": [_filter_entry(f) for f in now[start + len(kept) :]],
+                "remove": [_filter_entry(f) for f in removed],
+            }
+            if any(e is None for entries in encoded.values() for e in entries):
+                return None
+            return encoded
+    return None
+
+
+def _decode_filter(entry: list[Any]) -> Any:
+    import importlib
+
+    action, message, category_name, module, line = entry
+    module_name, _, qualname = category_name.partition(":")
+    category: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        category = getattr(category, part)
+    return (action, _unpattern(message), category, _unpattern(module), line)
+
+
+def _replay_filters(change: dict[str, Any]) -> None:
+    import warnings
+
+    removed = {tuple(_filter_key(_decode_filter(e))) for e in change["remove"]}
+    filters: Any = warnings.filters  # the list the C accelerator shares: changed in place
+    kept = [f for f in filters if tuple(_filter_key(f)) not in removed]
+    filters[:] = (
+        [_decode_filter(e) for e in change["prepend"]]
+        + kept
+        + [_decode_filter(e) for e in change["append"]]
+    )
+    warnings._filters_mutated()  # type: ignore[attr-defined]
+
+
+def _filter_key(entry: Any) -> list[Any]:
+    action, message, category, module, line = entry
+    return [action, repr(_pattern(message)), category, repr(_pattern(module)), line]
+
+
+def _replay_rc(params: dict[str, Any]) -> None:
+    """Set matplotlib's parameters again, once matplotlib is imported (replaying never
+    imports it by itself)."""
+    from ._observe import when_imported
+
+    def apply(mpl: Any) -> None:
+        for key, value in params.items():
+            if key == "backend":
+                mpl.use(value)
+            elif key != "backend_fallback":
+                mpl.rcParams[key] = value
+        if "backend_fallback" in params:
+            mpl.rcParams["backend_fallback"] = params["backend_fallback"]
+
+    when_imported("matplotlib", apply)
 
 
 def path_change(before: list[str], after: list[str]) -> Optional[dict[str, list[str]]]:
@@ -259,6 +396,10 @@ def replay(effects: dict[str, Any], start_cwd: str) -> None:
             os.environ[name] = value
     if "cwd" in effects:
         os.chdir(os.path.join(start_cwd, effects["cwd"]))
+    if effects.get("warnings filters"):
+        _replay_filters(effects["warnings filters"])
+    if effects.get("matplotlib rcParams"):
+        _replay_rc(effects["matplotlib rcParams"])
     change = effects.get("sys.path")
     if change:
         removed = set(change["remove"])

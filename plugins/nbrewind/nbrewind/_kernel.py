@@ -180,6 +180,7 @@ class NBRewindKernel(IPythonKernel):
         self._cell: Optional[_CellReads] = None
         self.start_cwd = os.getcwd()
         self._effects = EffectWatch(self.start_cwd)
+        _WATCH.importing = self._effects.importing
         self._instrumenter = CellInstrumenter()
         self.shell.ast_transformers.append(self._instrumenter)
         self._seen_code = SeenCode()

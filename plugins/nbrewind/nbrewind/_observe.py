@@ -91,6 +91,26 @@ def set_rng_state(name: str, blob: bytes) -> None:
     _AFTER_IMPORT.pending[module_name] = lambda m: _set_state(name, m, state)
 
 
+def when_imported(module_name: str, then: Callable[[types.ModuleType], None]) -> None:
+    """Call ``then(module)`` now if the module is loaded, else right after its first import
+    (after any callback already waiting for it)."""
+    module = sys.modules.get(module_name)
+    if module is not None:
+        then(module)
+        return
+    _AFTER_IMPORT.install()
+    earlier = _AFTER_IMPORT.pending.get(module_name)
+    if earlier is None:
+        _AFTER_IMPORT.pending[module_name] = then
+        return
+
+    def both(m: types.ModuleType) -> None:
+        earlier(m)
+        then(m)
+
+    _AFTER_IMPORT.pending[module_name] = both
+
+
 def is_deferred(name: str) -> bool:
     """A state waits for its module's import (so the kernel still knows which state it is)."""
     return _RNG_MODULE[name] in _AFTER_IMPORT.pending
@@ -228,6 +248,9 @@ class FileWatch:
         self._ignored: tuple[str, ...] = ()
         self._cwd = ""
         self.extra_ignored: tuple[str, ...] = ()
+        self.importing: Callable[[], bool] = lambda: False
+        """Whether a module is being imported now (set by the kernel): environment reads of
+        an import are that module's, done again by a fresh import."""
 
     def start(self, ignore: Iterable[str] = (), cwd: Optional[str] = None) -> Observed:
         if not self._installed:
@@ -279,6 +302,8 @@ class FileWatch:
                 and environ is os.environ
                 and isinstance(key, str)
                 and not key.startswith(_PER_RUN_VARIABLES)
+                and not watch.importing()
+                and not _own_code()
             ):
                 if key not in active.env_read:
                     try:
@@ -289,7 +314,13 @@ class FileWatch:
 
         def iterate(environ: Any) -> Any:
             active = watch._active
-            if active is not None and environ is os.environ and "*" not in active.env_read:
+            if (
+                active is not None
+                and environ is os.environ
+                and "*" not in active.env_read
+                and not watch.importing()
+                and not _own_code()
+            ):
                 active.env_read["*"] = environ_names_digest(list(_REAL_ENV_ITER(environ)))
             return _REAL_ENV_ITER(environ)
 
@@ -394,6 +425,22 @@ _PER_RUN_VARIABLES = ("JPY_", "NBREWIND_", "PYDEVD_", "IPYKERNEL_")
 _ENVIRON_CLASS = type(os.environ)
 _REAL_ENV_GETITEM = _ENVIRON_CLASS.__getitem__
 _REAL_ENV_ITER = _ENVIRON_CLASS.__iter__
+
+
+_OWN = ("nbrewind.", "stickyinvoc.")
+
+
+def _own_code() -> bool:
+    """The caller (within a few frames) is this package's or the fingerprint's own code (the
+    process fingerprint reads the whole environment around every import)."""
+    frame: Optional[types.FrameType] = sys._getframe(2)
+    for _ in range(4):
+        if frame is None:
+            return False
+        if str(frame.f_globals.get("__name__", "")).startswith(_OWN):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def environ_names_digest(data: Iterable[str]) -> str:

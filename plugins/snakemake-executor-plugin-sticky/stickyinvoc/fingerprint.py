@@ -133,6 +133,11 @@ class Fingerprint:
 
         builtins.__import__ = watched_import
 
+    @property
+    def importing(self) -> bool:
+        """An ``import`` statement is running (code executing now is a module's import)."""
+        return self._depth > 0
+
     def _globals_now(self) -> dict[str, dict[str, Any]]:
         """Each module's globals now: the baseline's own dict where the module did not
         change since (no copy), a copy where it did."""

@@ -143,7 +143,7 @@ def test_environment_cwd_and_path_are_replayed_other_effects_are_named(tmp_path,
     del os.environ["NBR_UNIT_MODE"]
 
 
-def test_logging_and_warnings_changes_are_other_effects(tmp_path):
+def test_warning_filters_are_replayed_and_logging_is_another_effect(tmp_path):
     watch = EffectWatch(str(tmp_path))
     logger = logging.getLogger("nbrewind-unit")
     with warnings.catch_warnings():
@@ -151,9 +151,16 @@ def test_logging_and_warnings_changes_are_other_effects(tmp_path):
         warnings.simplefilter("ignore")
         logger.setLevel(logging.DEBUG)
         effects = watch.stop()
+        replayed = effects.replay["warnings filters"]
+        assert replayed["prepend"] == [["ignore", None, "builtins:Warning", None, 0]]
+        assert replayed["append"] == replayed["remove"] == []
     logger.setLevel(logging.NOTSET)
-    text = " ".join(effects.other)
-    assert "warnings filters" in text and "logging" in text
+    assert any("logging" in o for o in effects.other)
+    with warnings.catch_warnings():
+        before = list(warnings.filters)
+        replay({"warnings filters": replayed}, str(tmp_path))
+        assert warnings.filters[0][0] == "ignore" and warnings.filters[0][2] is Warning
+        assert list(warnings.filters[1:]) == before
 
 
 def test_a_local_module_is_keyed_by_its_source_and_state(tmp_path, monkeypatch):
