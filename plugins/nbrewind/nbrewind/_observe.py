@@ -331,16 +331,25 @@ class FileWatch:
         observed = self._active
         assert observed is not None
         absolute = os.path.abspath(path)
-        if self._skip(absolute) or _from_import_system():
-            return
         key = record_path(absolute, self._cwd)
         if key in observed.stats_read or key in observed.files_written:
+            return
+        if self._skip(absolute) or self._on_the_way(absolute) or _from_import_system():
             return
         self._busy.on = True
         try:
             observed.stats_read[key] = stat_signature(absolute)
         finally:
             self._busy.on = False
+
+    def _on_the_way(self, absolute: str) -> bool:
+        """A directory above the interpreter's, the home's or the working directory's own
+        (``os.path.realpath`` stats every component of a library's path): not a question a
+        cell asks about its data."""
+        prefix = os.path.join(absolute, "")
+        return any(
+            root.startswith(prefix) for root in (*self._ignored, os.path.join(self._cwd, ""))
+        )
 
     def _skip(self, absolute: str) -> bool:
         return (

@@ -162,6 +162,19 @@ def _installed_roots() -> tuple[str, ...]:
 
 
 _INSTALLED: tuple[str, ...] = ()
+_TOOLING = frozenset(
+    {
+        "nbrewind",
+        "ckptstore",
+        "stickyinvoc",
+        "snakemake_executor_plugin_sticky",
+        "snakemake_storage_plugin_ckpt",
+        "snakemake_logger_plugin_distea",
+        "snakemake_scheduler_plugin_incremental",
+        "snakemake_shadho",
+        "distea",
+    }
+)
 _SOURCE_DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
@@ -172,6 +185,8 @@ def module_file(module: types.ModuleType) -> "str | None":
     path = getattr(module, "__file__", None)
     if not isinstance(path, str) or not path.endswith(".py"):
         return None
+    if getattr(module, "__name__", "").partition(".")[0] in _TOOLING:
+        return None  # this tool's own packages (an editable install lives outside site-packages)
     if not _INSTALLED:
         _INSTALLED = _installed_roots()
     real = os.path.realpath(path)
