@@ -156,3 +156,41 @@ def test_cells_are_labelled_by_order_among_code_cells_without_the_injected_one()
     assert labels[2] == "the injected parameters cell"
     assert labels[4] == f"code cell 2 (id {cells[4].id})"
     assert 0 not in labels and 3 not in labels
+
+
+def test_process_effects_whole_namespace_reads_and_history_re_execute():
+    effects = dict(RECORD, effects={"replay": {}, "other": ["logging loggers a -> b"]})
+    d = decide(facts(record=effects), CURRENT, {}, files, ENV)
+    assert d.action == "run" and d.structural and "logging loggers" in d.reason
+    replay_only = dict(RECORD, effects={"replay": {"environ": {"MODE": "x"}}, "other": []})
+    assert decide(facts(record=replay_only), CURRENT, {}, files, ENV).action == "restore"
+    d = decide(facts(wide="calls dir() from notebook code"), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "dir()" in d.reason
+    d = decide(facts(history_reader="code cell 4"), CURRENT, {}, files, ENV)
+    assert d.action == "run" and "code cell 4 reads IPython's output history" in d.reason
+
+
+def test_environment_and_stat_reads_are_compared_with_now():
+    record = dict(RECORD, env_read={"MODE": "fast"}, stats_read={"data/new.csv": None})
+    same = decide(
+        facts(record=record),
+        CURRENT,
+        {},
+        files,
+        ENV,
+        stat_now=lambda p: None,
+        environ_now={"MODE": "fast"},
+    )
+    assert same.action == "restore"
+    env = decide(facts(record=record), CURRENT, {}, files, ENV, environ_now={"MODE": "slow"})
+    assert env.action == "run" and "environment variable MODE" in env.reason
+    stat = decide(
+        facts(record=record),
+        CURRENT,
+        {},
+        files,
+        ENV,
+        stat_now=lambda p: "file:10",
+        environ_now={"MODE": "fast"},
+    )
+    assert stat.action == "run" and "checks data/new.csv" in stat.reason
