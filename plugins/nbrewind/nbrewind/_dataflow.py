@@ -11,6 +11,7 @@ Cells whose reads cannot be known (line or cell magics other than shell escapes,
 """
 
 import ast
+import copy
 import hashlib
 import re
 import symtable
@@ -260,8 +261,6 @@ def _without_shell_calls(tree: ast.Module) -> ast.Module:
                 return ast.Constant(None)
             return self.generic_visit(node)
 
-    import copy
-
     return Strip().visit(copy.deepcopy(tree))  # type: ignore[no-any-return]
 
 
@@ -420,8 +419,6 @@ class CellInstrumenter:
         self.failed = ""
 
     def visit(self, node: ast.AST) -> ast.AST:
-        import copy
-
         self.failed = ""
         try:
             instrumented: ast.AST = ReadInstrumenter().visit(copy.deepcopy(node))

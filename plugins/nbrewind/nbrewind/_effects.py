@@ -244,23 +244,13 @@ def _filters_change(baseline: Any) -> Optional[dict[str, Any]]:
 
     if not isinstance(baseline, tuple):
         return None
-    now = list(warnings.filters)
-    before = list(baseline)
-    if now == before:
+    change = path_change(list(baseline), list(warnings.filters))
+    if change is None or not any(change.values()):
         return None
-    kept = [f for f in before if f in now]
-    removed = [f for f in before if f not in now]
-    for start in range(len(now) - len(kept) + 1):
-        if now[start : start + len(kept)] == kept:
-            encoded = {
-                "prepend": [_filter_entry(f) for f in now[:start]],
-                "append": [_filter_entry(f) for f in now[start + len(kept) :]],
-                "remove": [_filter_entry(f) for f in removed],
-            }
-            if any(e is None for entries in encoded.values() for e in entries):
-                return None
-            return encoded
-    return None
+    encoded = {key: [_filter_entry(f) for f in entries] for key, entries in change.items()}
+    if any(e is None for entries in encoded.values() for e in entries):
+        return None
+    return encoded
 
 
 def _decode_filter(entry: list[Any]) -> Any:
@@ -277,20 +267,10 @@ def _decode_filter(entry: list[Any]) -> Any:
 def _replay_filters(change: dict[str, Any]) -> None:
     import warnings
 
-    removed = {tuple(_filter_key(_decode_filter(e))) for e in change["remove"]}
+    decoded = {key: [_decode_filter(e) for e in entries] for key, entries in change.items()}
     filters: Any = warnings.filters  # the list the C accelerator shares: changed in place
-    kept = [f for f in filters if tuple(_filter_key(f)) not in removed]
-    filters[:] = (
-        [_decode_filter(e) for e in change["prepend"]]
-        + kept
-        + [_decode_filter(e) for e in change["append"]]
-    )
+    filters[:] = apply_change(filters, decoded)
     warnings._filters_mutated()  # type: ignore[attr-defined]
-
-
-def _filter_key(entry: Any) -> list[Any]:
-    action, message, category, module, line = entry
-    return [action, repr(_pattern(message)), category, repr(_pattern(module)), line]
 
 
 def _replay_rc(params: dict[str, Any]) -> None:
@@ -310,9 +290,10 @@ def _replay_rc(params: dict[str, Any]) -> None:
     when_imported("matplotlib", apply)
 
 
-def path_change(before: list[str], after: list[str]) -> Optional[dict[str, list[str]]]:
+def path_change(before: list[Any], after: list[Any]) -> Optional[dict[str, list[Any]]]:
     """``after`` as entries put in front of and after ``before`` with some removed, or None
-    when it is not of that form (reordered, inserted in the middle)."""
+    when it is not of that form (reordered, inserted in the middle): ``sys.path``, warning
+    filters."""
     removed = [p for p in before if p not in after]
     kept = [p for p in before if p in after]
     for start in range(len(after) - len(kept) + 1):
@@ -323,6 +304,13 @@ def path_change(before: list[str], after: list[str]) -> Optional[dict[str, list[
                 "remove": removed,
             }
     return None
+
+
+def apply_change(current: list[Any], change: dict[str, list[Any]]) -> list[Any]:
+    """``current`` with a :func:`path_change` applied: its entries put in front and after,
+    its removed ones taken out."""
+    kept = [entry for entry in current if entry not in change["remove"]]
+    return list(change["prepend"]) + kept + list(change["append"])
 
 
 def warnings_shown(before: dict[Any, Any], after: dict[Any, Any]) -> Optional[list[list[Any]]]:
@@ -400,11 +388,8 @@ def replay(effects: dict[str, Any], start_cwd: str) -> None:
         _replay_filters(effects["warnings filters"])
     if effects.get("matplotlib rcParams"):
         _replay_rc(effects["matplotlib rcParams"])
-    change = effects.get("sys.path")
-    if change:
-        removed = set(change["remove"])
-        kept = [p for p in sys.path if p not in removed]
-        sys.path[:] = list(change["prepend"]) + kept + list(change["append"])
+    if effects.get("sys.path"):
+        sys.path[:] = apply_change(sys.path, effects["sys.path"])
 
 
 def _relative(path: str, start: str) -> str:

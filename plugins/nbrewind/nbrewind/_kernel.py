@@ -71,9 +71,8 @@ from ._values import (
     module_file,
     rebind_all,
     serialize,
+    serialize_group,
     type_name,
-    unpicklable,
-    with_views,
 )
 from ._workflow_cell import WorkflowWatch
 
@@ -243,7 +242,7 @@ class NBRewindKernel(IPythonKernel):
                 "user_expressions": {},
             }
         try:
-            with _deadline(float(os.environ.get("NBREWIND_RESTORE_TIMEOUT", RESTORE_DEADLINE))):
+            with _restore_deadline():
                 for effects in request.get("replay", []):
                     replay_effects(effects, self.start_cwd)
                     if effects.get("warnings shown"):
@@ -361,7 +360,7 @@ class NBRewindKernel(IPythonKernel):
                 m for m in entry.get("group", [name]) if self._lazy.get(m, (None,))[0] is record
             ]
             try:
-                with _deadline(float(os.environ.get("NBREWIND_RESTORE_TIMEOUT", RESTORE_DEADLINE))):
+                with _restore_deadline():
                     self._load(record, members)
             except Exception as e:  # noqa: BLE001 - named, never a hang
                 raise NBRewindRestoreError(
@@ -510,7 +509,7 @@ class NBRewindKernel(IPythonKernel):
                 s = serialize(value, f"{identity}:{names[0]}")
                 hashes = {names[0]: s.hash}
             else:
-                s = _serialize_group({n: ns[n] for n in names}, f"{identity}:{names}")
+                s = serialize_group({n: ns[n] for n in names}, f"{identity}:{names}")
                 hashes = {n: member_hash(s.hash, n) for n in names}
             if s.blob is not None and s.kind != "module":
                 blobs.append(s.blob)
@@ -674,7 +673,7 @@ class NBRewindKernel(IPythonKernel):
             s = serialize(value, f"unknown-producer:{name}")
             digest = s.hash
         else:
-            s = _serialize_group({n: ns[n] for n in group}, f"unknown-producer:{group}")
+            s = serialize_group({n: ns[n] for n in group}, f"unknown-producer:{group}")
             digest = member_hash(s.hash, name)
         if s.kind == "unpicklable" and cached is not None and cached[0] == id(value):
             return cached[1]  # keeps the identity its producer gave it
@@ -711,20 +710,8 @@ FILE_KEEP_MAX = 64 * 1024 * 1024
 back (``NBREWIND_FILE_KEEP_MAX``)."""
 
 
-class _Unrepresentable:
-    """Stands for a group whose checkpoint cannot be made (serialized only for its type)."""
-
-
-def _serialize_group(values: dict[str, Any], identity: str) -> Any:
-    """Names checkpointed together, as one ``{name: value}`` pickle (numpy views as views)."""
-    members = with_views(values)
-    if members is None:
-        return unpicklable(
-            serialize(_Unrepresentable(), identity),
-            "numpy arrays sharing memory in a way a checkpoint cannot rebuild",
-            identity,
-        )
-    return serialize(members, identity)
+def _restore_deadline() -> contextlib.AbstractContextManager[None]:
+    return _deadline(float(os.environ.get("NBREWIND_RESTORE_TIMEOUT", RESTORE_DEADLINE)))
 
 
 @contextlib.contextmanager

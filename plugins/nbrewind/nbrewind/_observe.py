@@ -172,7 +172,9 @@ SNAPSHOT_MAX = 5000
 """At most this many files in the working directory are compared around each cell."""
 
 
-def _ignored_roots() -> tuple[str, ...]:
+def ignored_roots() -> tuple[str, ...]:
+    """Where the interpreter, the installed libraries and per-user caches live: not the
+    notebook's files."""
     home = os.path.expanduser("~")
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/proc", "/sys", "/dev", "/usr"}
     roots |= {os.path.join(home, d) for d in (".cache", ".config", ".ipython", ".local")}
@@ -257,7 +259,7 @@ class FileWatch:
             sys.addaudithook(self._hook)
             self._installed = True
         self._watch_stat()
-        self._ignored = _ignored_roots() + tuple(
+        self._ignored = ignored_roots() + tuple(
             os.path.join(os.path.abspath(p), "") for p in ignore
         )
         self._cwd = cwd or os.getcwd()

@@ -25,7 +25,6 @@ import marshal
 import os
 import pickle
 import sys
-import sysconfig
 import types
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -142,23 +141,14 @@ def _main_references(blob: bytes) -> str:
     )
 
 
-def unpicklable(s: Serialized, why: str, identity: str) -> Serialized:
-    """``s`` declared unpicklable (its blob would not restore the value as it is)."""
-    return _unpicklable(s.type_name, why, identity)
-
-
-def _installed_roots() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    roots = {
-        sys.prefix,
-        sys.base_prefix,
-        sys.exec_prefix,
-        paths.get("stdlib", ""),
-        paths.get("purelib", ""),
-        paths.get("platlib", ""),
-    }
-    roots |= {p for p in sys.path if p and "site-packages" in p}
-    return tuple(os.path.join(os.path.realpath(r), "") for r in roots if r)
+def serialize_group(values: dict[str, Any], identity: str) -> Serialized:
+    """Names checkpointed together, as one ``{name: value}`` pickle (numpy views as views,
+    :func:`with_views`)."""
+    members = with_views(values)
+    if members is None:
+        why = "numpy arrays sharing memory in a way a checkpoint cannot rebuild"
+        return _unpicklable(type_name(values), why, identity)
+    return serialize(members, identity)
 
 
 _INSTALLED: tuple[str, ...] = ()
@@ -188,7 +178,9 @@ def module_file(module: types.ModuleType) -> "str | None":
     if getattr(module, "__name__", "").partition(".")[0] in _TOOLING:
         return None  # this tool's own packages (an editable install lives outside site-packages)
     if not _INSTALLED:
-        _INSTALLED = _installed_roots()
+        from ._observe import ignored_roots  # the interpreter's, the libraries', home caches
+
+        _INSTALLED = tuple(os.path.join(os.path.realpath(r), "") for r in ignored_roots())
     real = os.path.realpath(path)
     return None if real.startswith(_INSTALLED) else real
 
