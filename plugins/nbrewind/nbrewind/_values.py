@@ -175,7 +175,8 @@ def module_file(module: types.ModuleType) -> "str | None":
     path = getattr(module, "__file__", None)
     if not isinstance(path, str) or not path.endswith(".py"):
         return None
-    if getattr(module, "__name__", "").partition(".")[0] in _TOOLING:
+    name = getattr(module, "__name__", None)  # a module's globals can be anyone's (Snakemake's are)
+    if isinstance(name, str) and name.partition(".")[0] in _TOOLING:
         return None  # this tool's own packages (an editable install lives outside site-packages)
     if not _INSTALLED:
         from ._observe import ignored_roots  # the interpreter's, the libraries', home caches

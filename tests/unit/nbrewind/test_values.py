@@ -55,3 +55,16 @@ def test_changing_a_function_changes_its_hash():
     exec("def f(x):\n    return x + 1\n", a)
     exec("def f(x):\n    return x + 2\n", b)
     assert serialize(a["f"], "c").hash != serialize(b["f"], "c").hash
+
+
+def test_a_loaded_module_whose_globals_hold_a_non_string_name_does_not_break_serialisation(
+    tmp_path, monkeypatch
+):
+    # Snakemake runs a Snakefile in snakemake.workflow's own globals, so after an in-process
+    # Snakemake run that module's __name__ can be anything (seen: None in the full test run).
+    odd = types.ModuleType("odd_name_mod")
+    odd.__file__ = str(tmp_path / "odd_name_mod.py")
+    odd.__name__ = None
+    monkeypatch.setitem(__import__("sys").modules, "odd_name_mod", odd)
+    s = serialize({"a": [1, 2]}, "cell")
+    assert s.kind == "pickle" and load(s.kind, s.blob, {}) == {"a": [1, 2]}
