@@ -232,9 +232,14 @@ def _multiprocessing(m: ModuleType) -> dict[str, Any]:
     return {"start method": m.get_start_method(allow_none=True)}
 
 
+_TRACING_KEYS = ("DISTEA_JOB", "DISTEA_PARENT", "DISTEA_PARENT_CLOCK")
+"""Set by DISTEA's tracer (when tracing) to name the job a process serves for the programs
+it starts: bookkeeping of the trace, not state a job leaves behind."""
+
+
 def _os(m: ModuleType) -> dict[str, Any]:
     found: dict[str, Any] = {
-        "environ": dict(m.environ),
+        "environ": {k: v for k, v in m.environ.items() if k not in _TRACING_KEYS},
         "cwd": m.getcwd(),
         "priority": m.getpriority(m.PRIO_PROCESS, 0),
     }

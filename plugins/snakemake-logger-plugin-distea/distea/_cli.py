@@ -81,12 +81,24 @@ def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
                 level: [
                     {"name": i.name, "context": i.context, "chain": list(i.chain)} for i in items
                 ]
-                for level, items in (
-                    ("functions", result.functions),
-                    ("jobs", result.jobs),
-                    ("outputs", result.outputs),
-                )
+                for level, items in (("functions", result.functions), ("outputs", result.outputs))
             },
+            # proven: the logs show the change reaching the job; otherwise it is included
+            # conservatively (an untraced or incomplete trace, a blind spot), and why.
+            "jobs": [
+                {
+                    "name": i.name,
+                    "context": i.context,
+                    "chain": list(i.chain),
+                    "proven": i.name not in result.conservative,
+                    **(
+                        {"conservative": result.conservative[i.name]}
+                        if i.name in result.conservative
+                        else {}
+                    ),
+                }
+                for i in result.jobs
+            ],  # fmt: skip
             # Blind spots of this answer: an empty list means the answer is complete.
             "warnings": warnings,
             "justified": result.justified,

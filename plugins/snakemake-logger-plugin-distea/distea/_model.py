@@ -99,6 +99,15 @@ class Process:
     host: str = ""
     pid: str = ""
     worker_id: Optional[str] = None
+    parent: Optional[str] = None
+    """The traced process that started this one (a child: forked, spawned, a subprocess)."""
+    parent_clock: Optional[int] = None
+    """The parent's clock when it started this one; None: unknown (its last clock for the
+    job counts, which over-approximates)."""
+    forked: bool = False
+    """A child made by ``fork`` (traced by construction, not started as a program)."""
+    spawns: list[tuple[int, Optional[str], tuple[str, ...]]] = field(default_factory=list)
+    """(clock, job, argv) of each program this process started."""
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(function ids, first clocks, last clocks) as numpy arrays, built once."""

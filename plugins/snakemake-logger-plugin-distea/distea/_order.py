@@ -20,6 +20,7 @@ Two kinds of timeline have no code of their own:
 """
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -297,6 +298,60 @@ def _serving(proc: "Process", clock: int) -> Optional[str]:
     return _last_request(proc, clock)
 
 
+def _last_clock_for(proc: "Process", job: Optional[str]) -> int:
+    """The last clock at which ``proc`` served ``job`` (a worker's reply for it), else its
+    last clock at all."""
+    if job and proc.role == "worker":
+        replies = [c.clock for c in proc.sends if c.job == job and c.peer != "child"]
+        if replies:
+            return max(replies)
+    return proc.last_clock
+
+
+class FileIndex:
+    """Which jobs' outputs a read depends on: the exact file, a directory output holding it,
+    or, for a listing (a path ending in ``/``), every output inside the folder and a
+    directory output holding the folder."""
+
+    def __init__(self, jobs: "Iterable[Job]") -> None:
+        self.exact: dict[str, Job] = {}
+        self.inside: dict[str, list[Job]] = {}
+        for job in jobs:
+            for path, _ in job.outputs:
+                clean = _clean(path)
+                self.exact[clean] = job
+                parts = clean.split("/")
+                for i in range(len(parts)):
+                    folder = "/".join(parts[:i])
+                    found = self.inside.setdefault(folder, [])
+                    if not found or found[-1] is not job:
+                        found.append(job)
+
+    def producers(self, path: str) -> list[Job]:
+        listing = path.endswith("/")
+        clean = "" if path in ("./", "/") else _clean(path)
+        found: list[Job] = []
+        job = self.exact.get(clean)
+        if job is not None:
+            found.append(job)
+        if listing or not found:  # a folder listed, or a declared folder input
+            found.extend(j for j in self.inside.get(clean, ()) if j not in found)
+        parts = clean.split("/") if clean else []
+        for i in range(len(parts) - 1, 0, -1):  # directory outputs holding it
+            holder = self.exact.get("/".join(parts[:i]))
+            if holder is not None and holder not in found:
+                found.append(holder)
+        return found
+
+
+def _clean(path: str) -> str:
+    """A relative path as the logs compare them: no ``./``, no trailing ``/``."""
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/")
+
+
 @gc_paused()
 def build_order(trace: Trace) -> Order:
     """Build the partial order: messages, file write -> read, job start and end edges."""
@@ -403,21 +458,53 @@ def build_order(trace: Trace) -> Order:
                 edges.append((name, feed, f"job:{key}#start", 0, why))
 
     # Files: the producer's end feeds the reader at its first read, or the reading job's start.
-    producers = {path: job for job in jobs.values() for path, _ in job.outputs}
+    # By containment: a file under a directory output, a listing of a folder that holds
+    # outputs (a checkpoint's shards, a glob) reach back to the jobs that wrote them.
+    index = FileIndex(jobs.values())
     for job in jobs.values():
         for path, _ in job.inputs:
-            producer = producers.get(path)
-            if producer is None or producer is job:
+            for producer in index.producers(path):
+                if producer is job:
+                    continue
+                kinds[(producer.key, job.key)] = "file"
+                why = f"file {path} written by {producer.key}, read by {job.key}"
+                readers = [(p, _read_at(procs[p], path, c)) for p, c in executor.get(job.key, [])]
+                exact = [(p, c) for p, c in readers if c is not None]
+                if exact:
+                    for p, clock in exact:
+                        edges.append((f"job:{producer.key}#end", 0, p, clock, why))
+                else:
+                    edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
+    # Reads the jobs did not declare (a folder listed, a file found by a glob): each traced
+    # read of another job's output is an edge from that job's end, at the read.
+    linked: set[tuple[str, str, int]] = set()
+    for name, proc in procs.items():
+        for path, clock in proc.reads:
+            holders = index.producers(path)
+            if not holders:
                 continue
-            kinds[(producer.key, job.key)] = "file"
-            why = f"file {path} written by {producer.key}, read by {job.key}"
-            readers = [(p, _read_at(procs[p], path, c)) for p, c in executor.get(job.key, [])]
-            exact = [(p, c) for p, c in readers if c is not None]
-            if exact:
-                for p, clock in exact:
-                    edges.append((f"job:{producer.key}#end", 0, p, clock, why))
-            else:
-                edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
+            reader = _serving(proc, clock)
+            for producer in holders:
+                if producer.key == reader or (producer.key, name, clock) in linked:
+                    continue
+                linked.add((producer.key, name, clock))
+                if reader:
+                    kinds.setdefault((producer.key, reader), "file")
+                what = "listed" if path.endswith("/") else "read"
+                why = f"{path} {what} by {label(name, clock)} holds output of {producer.key}"
+                edges.append((f"job:{producer.key}#end", 0, name, clock, why))
+
+    # Child processes (forked, spawned, a job's subprocess): started after the parent's spawn
+    # point (unknown: the parent's last clock for that job, which over-approximates).
+    for name, proc in procs.items():
+        parent = procs.get(proc.parent or "")
+        if parent is None:
+            continue
+        spawned = proc.parent_clock
+        if spawned is None:
+            spawned = _last_clock_for(parent, proc.job)
+        why = f"{label(proc.parent or '', spawned)} started process {name}"
+        edges.append((proc.parent or "", spawned, name, 0, why))
 
     for name, proc in procs.items():
         timelines[name] = Timeline(name, "process", cuts=cuts.get(name, []))

@@ -169,6 +169,10 @@ def _read_process(
         proc.host = str(head.get("host", ""))
         proc.pid = str(head.get("pid", ""))
         proc.worker_id = head.get("worker_id")
+        proc.parent = head.get("parent") or None
+        clock = head.get("parent_clock")
+        proc.parent_clock = int(clock) if isinstance(clock, int) else None
+        proc.forked = bool(head.get("forked"))
         trace.processes[name] = proc
     fid, known = trace.function_id, trace.function_ids
     ids, first, last = proc.fn_ids.append, proc.fn_first.append, proc.fn_last.append
@@ -196,6 +200,9 @@ def _read_process(
                 proc.templates.append((str(r["n"]), int(r["c"])))
             elif kind == "digest":
                 proc.digests.append((str(r["f"]), str(r.get("job") or ""), int(r["n"]), r["h"]))
+            elif kind == "spawn":
+                argv = tuple(str(a) for a in (r.get("argv") or ()))
+                proc.spawns.append((int(r["c"]), r.get("job"), argv))
             elif kind == "end":
                 proc.end = int(r["c"])
                 proc.mode = r.get("mode") or proc.mode

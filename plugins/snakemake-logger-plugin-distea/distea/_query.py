@@ -95,6 +95,9 @@ class ImpactResult:
     """Why an empty part of the answer is right (what DISTEA checked)."""
     function_names: list[str] = field(default_factory=list)
     blocks: list[_FunctionBlock] = field(default_factory=list)
+    conservative: dict[str, str] = field(default_factory=dict)
+    """Impacted jobs included without proof, and why (an untraced or incomplete trace, a
+    blind spot of the source); every other impacted job is proven by the logs."""
     _functions: Optional[list[Impact]] = None
 
     @property
@@ -175,6 +178,54 @@ def source_points(
     elif change.kind == "file":
         _file_points(order, change, workflow, points, notes)
     return points, notes
+
+
+_PYTHON_WORD = re.compile(r"(^|[\s/])python[0-9.]*(\s|$)")
+
+
+def _runs_python(argv: tuple[str, ...]) -> bool:
+    """Does a started program look like a Python interpreter (or a shell running one)?"""
+    return any(_PYTHON_WORD.search(word) for word in argv)
+
+
+def incomplete_jobs(order: Order) -> dict[str, str]:
+    """Jobs whose trace is incomplete, and why: a process of theirs ended without writing its
+    records (killed), or it started Python programs that left no trace."""
+    trace = order.trace
+    cached = order.__dict__.get("_incomplete")
+    if cached is not None:
+        return cached
+    found: dict[str, str] = {}
+    children: dict[tuple[str, str], int] = {}
+    for proc in trace.processes.values():
+        if proc.parent and not proc.forked:
+            pair = (proc.parent, proc.job or "")
+            children[pair] = children.get(pair, 0) + 1
+    for name, proc in trace.processes.items():
+        if name not in order.timelines:
+            continue
+        if proc.end is None:
+            served = [proc.job] if proc.job else sorted({c.job for c in proc.recvs if c.job})
+            for key in served:
+                if key:
+                    found.setdefault(
+                        key, f"its process {name} ended without writing its records (killed?)"
+                    )
+        started: dict[str, int] = {}
+        for _, job, argv in proc.spawns:
+            if job and _runs_python(argv):
+                started[job] = started.get(job, 0) + 1
+        for job, count in started.items():
+            traced = children.get((name, job), 0)
+            if traced < count:
+                found.setdefault(
+                    job,
+                    f"{order.label(name)} started {count} Python program(s) for it and only "
+                    f"{traced} left a trace (another interpreter, python -I/-E/-S, or an "
+                    "environment without DISTEA_TRACE)",
+                )
+    order.__dict__["_incomplete"] = found
+    return found
 
 
 def _untraced_jobs(order: Order) -> list[str]:
@@ -582,6 +633,11 @@ def _requests(proc: Process) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return cached
 
 
+def _blind(description: str) -> bool:
+    """Is a source point a blind spot's stand-in (rather than something the logs show)?"""
+    return " may " in description or "(untraced)" in description or "names" in description
+
+
 def workflow_of(order: Order) -> "Optional[Workflow]":
     """The workflow sources of the logged run (its directory from the logger), read once."""
     if "workflow" not in order.__dict__:
@@ -659,14 +715,33 @@ def impact(
             width = len(jobs) + 1
             pairs = np.unique(fids[hit] * width + request)
             result.blocks.append(_FunctionBlock(pairs // width, pairs % width, jobs, outside, why))
+    incomplete = incomplete_jobs(order)
     for key, job in trace.jobs.items():
         name = f"job:{key}#end"
         # A target without outputs (``all``) produces nothing that could change.
-        if name in reach.reached and job.outputs:
+        if not job.outputs:
+            continue
+        if name in reach.reached:
+            index, steps = reach.chain(name, 0)
             why = chain(name, 0)
-            result.jobs.append(Impact("job", key, job.rule, why))
-            for path, _ in job.outputs:
-                result.outputs.append(Impact("output", path, key, why))
+            head = sources[index][2] if index is not None else ""
+            if key in incomplete:
+                result.conservative[key] = f"its trace is incomplete: {incomplete[key]}"
+            elif _blind(head):
+                result.conservative[key] = f"reached from a blind spot: {head}"
+        elif key in incomplete:
+            # Not reached in the logs, but they may lack what would reach it: included.
+            why = (f"job {key}: {incomplete[key]}",)
+            result.conservative[key] = f"its trace is incomplete: {incomplete[key]}"
+            result.warnings.append(
+                f"job {key} counts as impacted: {incomplete[key]}; rerun it traced for a "
+                "precise answer"
+            )
+        else:
+            continue
+        result.jobs.append(Impact("job", key, job.rule, why))
+        for path, _ in job.outputs:
+            result.outputs.append(Impact("output", path, key, why))
     result.jobs.sort(key=lambda i: i.name)
     result.outputs.sort(key=lambda i: i.name)
     return result

@@ -8,12 +8,16 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``fn``     ``f`` function name, ``c`` [first entry, last return] clocks within one epoch
 ``send``   ``m`` message id, ``c`` clock, ``to`` peer; optional ``job`` (the job it serves)
 ``recv``   ``m`` message id, ``c`` clock, ``from`` peer; optional ``job``
-``open``   ``p`` path (relative to the workflow directory), ``c`` clock of the first read
+``open``   ``p`` path (relative to the workflow directory), ``c`` clock of the first read; a
+           path ending in ``/`` is a listing of that folder (``./``: the workflow directory)
 ``param``  ``n`` parameter name, ``c`` clock of its first read, ``job``
 ``tmpl``   ``n`` sticky template name, ``c`` clock when its state started building
 ``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
 ``state``  ``c`` clock, ``job`` the request, ``w`` whether the worker's carried state changed
            during it (true/false/null: unknown), ``e`` the evidence (sticky workers)
+``spawn``  (v3) ``c`` clock, ``job``, ``argv`` (its first words; ``["<fork>"]`` for a fork):
+           this process started another; a child's header names ``parent`` (its trace name),
+           ``parent_clock`` (the spawn's clock, null when unknown) and ``job``
 ``end``    ``c`` the process's final clock (written when it dumped its records); ``mode`` the
            function tracer, ``complete`` true when it sees every call however reached
 ``end``    ``c`` the process's final clock (written when it dumped its records)
@@ -31,8 +35,9 @@ Readers accept any version up to :data:`SCHEMA_VERSION` and refuse newer ones by
 
 from typing import Any
 
-SCHEMA_VERSION = 2
-"""2: ``ctx`` records and traces of Snakemake's own process (role ``dag``)."""
+SCHEMA_VERSION = 3
+"""2: ``ctx`` records and traces of Snakemake's own process (role ``dag``); 3: ``spawn``
+records, child processes (role ``child``, header ``parent``), folder listings."""
 
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "header": ("source", "process"),
@@ -45,6 +50,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "digest": ("f", "n", "h"),
     "state": ("c",),
     "end": ("c",),
+    "spawn": ("c",),
     "ctx": ("job", "c", "f"),
     "job": ("id", "rule"),
     "done": ("id",),

@@ -16,8 +16,11 @@ Hooks, all guarded (a Snakemake without them is traced partially, with a one-lin
 * ``snakemake.jobs.Job``: the methods and properties above, wrapped to open a context;
 * ``snakemake.executors.local.run_wrapper``: a job's rule code run in this process (the
   generated function behind ``script:``/``shell:``, or ``run:`` with ``--executor local``
-  threads) is a context feeding that job's *end*. (``run:`` jobs that the local executor
-  spawns into a subprocess are not traced there: their code runs untraced.)
+  threads) is a context feeding that job's *end*; the programs it starts (its shell
+  command, its script's interpreter) are told their job (:func:`distea.tracer.commands_of`)
+  and traced as the job's processes;
+* ``snakemake.executors.local.Executor.spawn_job``: a ``run:`` job that the local executor
+  runs in a Snakemake subprocess is traced there as the job's process.
 
 This is DISTEA's one module that touches Snakemake's internals (a test scans the others).
 :data:`SUPPORTED` is the Snakemake range it was tested with: outside it, the Snakemake
@@ -136,14 +139,27 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
         @functools.wraps(run_wrapper)
         def run_in_context(job_rule: Any, input: Any, output: Any, params: Any, wildcards: Any,
                            *args: Any, **kwargs: Any) -> Any:  # fmt: skip
+            key = _run_key(job_rule, wildcards, output)
             token = trace.begin_context()
             try:
-                return run_wrapper(job_rule, input, output, params, wildcards, *args, **kwargs)
+                with tracer.commands_of(key):  # its shell command, its script's interpreter
+                    return run_wrapper(job_rule, input, output, params, wildcards, *args, **kwargs)
             finally:
-                key = _run_key(job_rule, wildcards, output)
                 trace.end_context(token, key, to_end=True)
 
         local.run_wrapper = run_in_context  # type: ignore[union-attr]
+    executor_class = getattr(local, "Executor", None)
+    spawn_job = getattr(executor_class, "spawn_job", None)
+    if spawn_job is None:
+        missing.append("snakemake.executors.local.Executor.spawn_job")
+    else:
+
+        @functools.wraps(spawn_job)
+        def spawn_for_job(self: Any, job: Any) -> Any:
+            with tracer.commands_of(_key(job)):  # a run: job in a Snakemake subprocess
+                return spawn_job(self, job)
+
+        executor_class.spawn_job = spawn_for_job  # type: ignore[union-attr]
 
     init = Job.__dict__.get("__init__")
     if init is None:

@@ -101,6 +101,9 @@ def _bind(node: ast.Import, namespace: dict[str, Any]) -> None:
 
 def _start() -> None:
     already = _tracer.active()
+    # A trace the start-up hook began for this process (a job's Python program) has not run
+    # the script's rest instrumented yet: taken over here.
+    fresh = already is None or getattr(already, "from_hook", False)
     main = sys.modules.get("__main__")
     smk = getattr(main, "snakemake", None)
     job = None
@@ -110,9 +113,11 @@ def _start() -> None:
     shown = getattr(main, "__file__", None)
     aliases = {real: shown} if real and shown and real != shown else None
     trace = _tracer.start("script", aliases=aliases, job=job)
+    if trace is not None and getattr(trace, "from_hook", False):
+        trace.take_over("script", job)
     if trace is not None and smk is not None:
         _tracer.watch_job(trace, smk)
-    if trace is not None and already is None:
+    if trace is not None and fresh:
         rest = _rest_of_script(trace)
         if rest is not None:
             code, namespace = rest

@@ -38,6 +38,7 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
 """
 
 import atexit
+import functools
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -49,7 +50,7 @@ import socket
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
@@ -66,6 +67,18 @@ ENV_MODE = "DISTEA_TRACE_MODE"
 """``wrap``, ``settrace`` or ``monitoring`` (default: monitoring on 3.12+, else wrap)."""
 ENV_DIGESTS = "DISTEA_DIGESTS"
 """When "1", also digest every traced call's arguments and return value (ground truth runs)."""
+
+ENV_JOB = "DISTEA_JOB"
+"""The job a Python process started by a job serves: set by the tracer for the processes a
+traced job starts (and by Snakemake's traced process for the commands of its jobs); the
+start-up hook traces a process only where it is set."""
+ENV_PARENT = "DISTEA_PARENT"
+"""The traced process that started this one (its trace name)."""
+ENV_PARENT_CLOCK = "DISTEA_PARENT_CLOCK"
+"""The parent's clock when it started this process (absent: unknown, the analysis then uses
+the parent's last clock for that job, which over-approximates)."""
+HOOK_FOLDER = ".hook"
+"""Under the trace folder: the ``sitecustomize.py`` that traces child Python processes."""
 
 COMPLETE_MODES = frozenset({"settrace", "monitoring", "instrument"})
 """Tracer mechanisms that see every call of a workflow function, however it is reached."""
@@ -103,6 +116,8 @@ class ProcessTrace:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.root = os.path.abspath(root or os.getcwd())
         host, pid = socket.gethostname(), os.getpid()
+        self.pid = pid
+        self.host = host
         self.name = name or f"{role}:{host}:{pid}"
         self.role = role
         self.job = job
@@ -133,10 +148,113 @@ class ProcessTrace:
         self._instrumented_files: set[str] = set()
         self._fed: dict[tuple[str, bool], int] = {}
         """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
-        path = self.directory / f"{role}-{host}-{pid}-{uuid.uuid4().hex[:6]}.jsonl"
+        self.from_hook = bool(extra.pop("from_hook", False))
+        """Started by the child-process hook (a script's autotrace may still take it over)."""
+        self._open_log(extra)
+
+    def _open_log(self, extra: dict[str, Any]) -> None:
+        path = self.directory / f"{self.role}-{self.host}-{self.pid}-{uuid.uuid4().hex[:6]}.jsonl"
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
-        self._write(header("tracer", self.name, role=role, host=host, pid=pid, job=job, **extra))
+        self._write(
+            header(
+                "tracer", self.name, role=self.role, host=self.host, pid=self.pid, job=self.job,
+                **extra,
+            )
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ child processes
+    def spawn_point(self) -> int:
+        """This process is about to fork: the clock the child starts after."""
+        return self.note_spawn(["<fork>"])
+
+    def note_spawn(self, argv: Any) -> int:
+        """Log that this process starts a program (``argv``); return the clock of the start.
+
+        The analysis counts, per job, the Python programs started against the traced child
+        processes that name this one as their parent: a Python child without a trace (another
+        interpreter, ``-I``/``-S``, an explicit environment without the tracing variables)
+        is then warned about by job name.
+        """
+        if isinstance(argv, (str, bytes, os.PathLike)):
+            argv = [argv]
+        words = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+        with self._lock:
+            clock = self._tick_epoch()
+            self._write({"k": "spawn", "c": clock, "job": self.job, "argv": words[:8]})
+            return clock
+
+    def child_environment(self, env: "Optional[MutableMapping[Any, Any]]", clock: int) -> None:
+        """Name this process, its clock and its job in the environment a child starts with
+        (``env``, or this process's own when None: the child inherits it)."""
+        target: Any = os.environ if env is None else env
+        byte_keys = env is not None and any(isinstance(k, bytes) for k in env)
+        for key, value in (
+            (ENV_PARENT, self.name), (ENV_PARENT_CLOCK, str(clock)), (ENV_JOB, self.job or ""),
+            (ENV_DIR, str(self.directory)), ("PYTHONPATH", _hooked_pythonpath(self, env)),
+        ):  # fmt: skip
+            if byte_keys:
+                target[key.encode()] = value.encode()
+            else:
+                target[key] = value
+
+    def take_over(self, role: str, job: Optional[str]) -> None:
+        """A process the start-up hook traced as a job's program turns out to be a script that
+        traces itself (``import distea.autotrace``): it is logged as that role from here, its
+        records so far kept (its log is rewritten under the new name)."""
+        with self._lock:
+            self._out.flush()
+            old = self.path
+            lines = old.read_text(encoding="utf-8").splitlines(keepends=True)
+            head = json.loads(lines[0]) if lines else {}
+            self.role = role
+            self.job = job or self.job
+            self.name = f"{role}:{self.host}:{self.pid}"
+            self.from_hook = False
+            extra = {k: v for k, v in head.items() if k in ("parent", "parent_clock", "argv")}
+            self._out.close()
+            self._open_log(extra)
+            for line in lines[1:]:
+                self._out.write(line)
+            old.unlink()
+            os.environ[ENV_PARENT] = self.name
+            os.environ[ENV_JOB] = self.job or ""
+        if getattr(self, "mode", "") == "instrument":
+            self._enter_running(sys._getframe(1))  # the script body, as a fresh start would
+
+    def _enter_running(self, frame: Optional[FrameType]) -> None:
+        """Record the workflow code running on this stack (a script's module body) as entered:
+        it started before this tracer could rewrite it (instrument mode)."""
+        while frame is not None:
+            code = frame.f_code
+            ok = self._wanted.get(code)
+            if ok is None:
+                ok = self._decide(code)
+            if ok:
+                self._enter(code)
+                self._bodies.append(code)
+            frame = frame.f_back
+
+    def become_child(self, parent: str, parent_clock: int) -> None:
+        """In a child forked from this traced process: start a trace of its own (its own
+        log, records and lock), whose start happens after the parent's fork point."""
+        self._lock = threading.RLock()
+        self._in_context = threading.local()
+        self.pid = os.getpid()
+        self.role = "child"
+        self.name = f"child:{self.host}:{self.pid}"
+        self._epoch.clear()  # in place: instrumented code holds it
+        self._closed = []
+        self._opened = set()
+        self._params = set()
+        self._digest = {}
+        self._fed = {}
+        self._muted = {}
+        self._dumped = False
+        self.from_hook = False
+        self._open_log({"parent": parent, "parent_clock": parent_clock, "forked": True})
+        os.environ[ENV_PARENT] = self.name
+        os.environ[ENV_JOB] = self.job or ""
 
     # ------------------------------------------------------------------ live records
     def _write(self, record: dict[str, Any]) -> None:
@@ -485,17 +603,8 @@ class ProcessTrace:
         self._finder = _InstrumentingFinder(self)
         sys.meta_path.insert(0, self._finder)
         self.instrument_loaded()
-        frame: Optional[FrameType] = sys._getframe(2)
         self._bodies: list[Any] = []
-        while frame is not None:
-            code = frame.f_code
-            ok = self._wanted.get(code)
-            if ok is None:
-                ok = self._decide(code)
-            if ok:
-                self._enter(code)
-                self._bodies.append(code)
-            frame = frame.f_back
+        self._enter_running(sys._getframe(2))
 
     def wanted_file(self, filename: str) -> bool:
         """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself)?"""
@@ -766,6 +875,10 @@ class ProcessTrace:
     def set_job(self, job: Optional[str]) -> None:
         """The job this process is serving now (sticky workers, for digests)."""
         self.job = job
+        if self.role != "dag":  # the programs a request starts are that job's
+            os.environ[ENV_JOB] = job or ""
+            os.environ[ENV_PARENT] = self.name
+            os.environ.pop(ENV_PARENT_CLOCK, None)
         with self._lock:  # each request logs its own first reads (a file edge per request)
             self._opened.clear()
 
@@ -910,6 +1023,15 @@ class StateFingerprint:
             return None
         return h.hexdigest()
 
+    def _walk_code(self, code: CodeType, h: Any) -> None:
+        h.update(code.co_code)
+        h.update(repr(code.co_names).encode())
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                self._walk_code(const, h)
+            else:
+                h.update(repr(const).encode() + b";")
+
     def _walk(self, value: Any, h: Any) -> None:
         self._left -= 1
         if self._left < 0:
@@ -952,8 +1074,29 @@ class StateFingerprint:
         if callable(cache_info):  # functools.lru_cache: its hits are state, its code is not
             h.update(repr(cache_info()).encode())
             return
-        if isinstance(value, (FunctionType, MethodType)):
-            h.update(f"<fn {getattr(value, '__qualname__', '')}>;".encode())
+        if isinstance(value, FunctionType):  # by content: code, defaults, closure, attributes
+            h.update(f"<fn {value.__qualname__}>".encode())
+            self._walk_code(value.__code__, h)
+            self._walk(value.__defaults__, h)
+            self._walk(value.__kwdefaults__, h)
+            for cell in value.__closure__ or ():
+                try:
+                    contents = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    h.update(b"<empty cell>;")
+                    continue
+                self._walk(contents, h)
+            if value.__dict__:
+                self._walk(value.__dict__, h)
+            return
+        if isinstance(value, MethodType):
+            self._walk(value.__func__, h)
+            self._walk(value.__self__, h)
+            return
+        if isinstance(value, functools.partial):
+            self._walk(value.func, h)
+            self._walk(value.args, h)
+            self._walk(value.keywords, h)
             return
         state = getattr(value, "__dict__", None)
         slots = [s for c in type(value).__mro__ for s in getattr(c, "__slots__", ())]
@@ -1142,6 +1285,8 @@ def start(
     """
     global _ACTIVE
     if _ACTIVE is not None:
+        for real, shown in (aliases or {}).items():
+            _ACTIVE.alias(real, shown)
         return _ACTIVE
     directory = directory or os.environ.get(ENV_DIR)
     if not directory:
@@ -1157,20 +1302,162 @@ def start(
         trace.alias(real, shown)
     _ACTIVE = trace
     _install_open_hook(trace)
-    atexit.register(trace.dump)
+    _install_exit_hooks()
+    if role != "dag":  # Snakemake's own process names the job per command (see _snakemake)
+        os.environ[ENV_PARENT] = trace.name
+        os.environ.pop(ENV_PARENT_CLOCK, None)
+        os.environ[ENV_JOB] = trace.job or ""
+    os.environ["PYTHONPATH"] = _hooked_pythonpath(trace, None)
+    trace.start_functions()
+    return trace
+
+
+def start_child() -> Optional[ProcessTrace]:
+    """Trace a Python process that a traced job started (called by the start-up hook that
+    :func:`start` puts on ``PYTHONPATH``): its job, parent and the parent's clock come from
+    the environment; does nothing unless a job is named there."""
+    job = os.environ.get(ENV_JOB)
+    if _ACTIVE is not None or not job or not os.environ.get(ENV_DIR):
+        return None
+    parent = os.environ.get(ENV_PARENT) or None
+    clock: Optional[int] = None
+    raw = os.environ.get(ENV_PARENT_CLOCK, "")
+    argv = getattr(sys, "orig_argv", sys.argv)
+    # multiprocessing's spawn and forkserver start their interpreter without an audit event,
+    # so a clock left in the environment by an earlier start would be too early: unknown.
+    if raw.isdigit() and not any("multiprocessing" in a for a in argv):
+        clock = int(raw)
+    return start(
+        "child", job=job, from_hook=True, parent=parent, parent_clock=clock, argv=list(argv[:8])
+    )
+
+
+def _dump_active() -> None:
+    """Write the records of this process's trace (atexit, SIGTERM, ``os._exit``); a trace
+    inherited from a parent by ``fork`` is never written from here (the child has its own)."""
+    trace = _ACTIVE
+    if trace is not None and trace.pid == os.getpid():
+        trace.dump()
+
+
+_EXIT_HOOKS: list[Any] = []
+
+
+def _install_exit_hooks() -> None:
+    """Once per process: records written at exit however the process ends (normally, by
+    SIGTERM, by ``os._exit`` as multiprocessing children do); fork children trace themselves."""
+    if _EXIT_HOOKS:
+        return
+    atexit.register(_dump_active)
+    real_exit = os._exit
+
+    def exit_recorded(code: int) -> Any:
+        try:
+            _dump_active()
+        finally:
+            real_exit(code)
+
+    os._exit = exit_recorded  # type: ignore[assignment]
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    _EXIT_HOOKS.append(real_exit)
     if threading.current_thread() is threading.main_thread():
         previous = signal.getsignal(signal.SIGTERM)
 
         def on_term(signum: int, frame: Any) -> None:
-            trace.dump()
+            _dump_active()
             if callable(previous):
                 previous(signum, frame)
             else:
                 raise SystemExit(128 + signum)
 
-        signal.signal(signal.SIGTERM, on_term)
-    trace.start_functions()
-    return trace
+        try:
+            signal.signal(signal.SIGTERM, on_term)
+        except ValueError:  # not the main interpreter
+            pass
+
+
+_FORK_POINT: list[tuple[str, int]] = []
+
+
+def _before_fork() -> None:
+    _FORK_POINT.clear()
+    trace = _ACTIVE
+    if (
+        trace is not None
+        and trace.pid == os.getpid()
+        and not trace._dumped
+        and trace.role != "dag"  # Snakemake forking for itself: not a job's process
+    ):
+        _FORK_POINT.append((trace.name, trace.spawn_point()))
+
+
+def _after_fork_in_child() -> None:
+    trace = _ACTIVE
+    if trace is not None and _FORK_POINT and not trace._dumped:
+        parent, clock = _FORK_POINT[0]
+        trace.become_child(parent, clock)
+
+
+_HOOK_SOURCE = '''"""Written by distea.tracer: trace the Python processes that a traced job starts.
+
+Does nothing unless the environment names a job (DISTEA_JOB); then chains to the site's own
+sitecustomize, if there is one.
+"""
+
+
+def _distea_child():
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    if os.environ.get("DISTEA_JOB") and os.environ.get("DISTEA_TRACE"):
+        try:
+            from distea import tracer
+        except ImportError:
+            pass  # another interpreter: the job's warning names it (a Python child untraced)
+        else:
+            tracer.start_child()
+    ours = sys.modules.pop("sitecustomize")
+    try:
+        import sitecustomize  # noqa: F401  (the site's own, if any, now that ours is off the path)
+    except ImportError:
+        pass
+    finally:
+        sys.modules["sitecustomize"] = ours  # the import system expects this module here
+
+
+_distea_child()
+'''
+
+
+def _hook_folder(trace: ProcessTrace) -> str:
+    """The folder of the start-up hook (``sitecustomize.py``), written once per trace folder."""
+    folder = trace.directory / HOOK_FOLDER
+    target = folder / "sitecustomize.py"
+    try:
+        if not target.is_file() or target.read_text() != _HOOK_SOURCE:
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f".sitecustomize.{os.getpid()}.tmp"
+            partial.write_text(_HOOK_SOURCE)
+            os.replace(partial, target)
+    except OSError:
+        pass
+    return str(folder)
+
+
+def _hooked_pythonpath(trace: ProcessTrace, env: "Optional[MutableMapping[Any, Any]]") -> str:
+    """``PYTHONPATH`` with the start-up hook's folder first (once)."""
+    source: Any = os.environ if env is None else env
+    current = source.get("PYTHONPATH")
+    if current is None and env is not None and not isinstance(env, os._Environ):
+        current = env.get(b"PYTHONPATH")  # an environment with bytes keys (os.execve)
+    if isinstance(current, bytes):
+        current = os.fsdecode(current)
+    current = current or ""
+    folder = _hook_folder(trace)
+    parts = [p for p in current.split(os.pathsep) if p and p != folder]
+    return os.pathsep.join([folder, *parts])
 
 
 def _workflow_frame(trace: ProcessTrace) -> bool:
@@ -1207,10 +1494,104 @@ def _snakemake_side() -> tuple[str, ...]:
     return (os.path.dirname(os.path.dirname(where)) + os.sep + "snakemake", ours)
 
 
+_SPAWNS = {
+    "subprocess.Popen": (1, 3),
+    "os.system": (0, None),
+    "os.posix_spawn": (1, 2),
+    "os.exec": (1, 2),
+    "os.spawn": (2, 3),
+}
+"""Audit events that start a program: (index of its argv, index of its environment)."""
+_LISTINGS = frozenset({"os.listdir", "os.scandir"})
+
+_COMMAND_JOB = threading.local()
+
+
+@contextmanager
+def commands_of(job: Optional[str]) -> Iterator[None]:
+    """In Snakemake's own process: programs started by this thread inside the block run for
+    ``job`` (its ``shell:`` command, its script's interpreter): they are traced as its
+    processes."""
+    previous = getattr(_COMMAND_JOB, "job", None)
+    _COMMAND_JOB.job = job
+    try:
+        yield
+    finally:
+        _COMMAND_JOB.job = previous
+
+
+def listing_path(relative: str) -> str:
+    """How a directory listing is logged: an ``open`` of the folder's path with a trailing
+    ``/`` (``./`` for the workflow directory itself)."""
+    return relative.rstrip("/") + "/" if relative else "./"
+
+
+def _spawned(trace: ProcessTrace, event: str, args: tuple[Any, ...]) -> None:
+    """A program is being started: name the job (and this process) in its environment."""
+    argv_at, env_at = _SPAWNS[event]
+    argv = args[argv_at] if len(args) > argv_at else ()
+    env = args[env_at] if env_at is not None and len(args) > env_at else None
+    if env is not None and not isinstance(env, MutableMapping):
+        env = None if not isinstance(env, Mapping) else env
+        if env is not None:  # an immutable environment: the child cannot be told its job
+            trace.note_spawn(argv)
+            return
+    if env is not None and ENV_DIR not in env and ENV_DIR.encode() not in env:
+        # An environment the job built itself without tracing: respected (the child runs
+        # untraced, and a Python child is warned about by job name).
+        if trace.role != "dag":
+            trace.note_spawn(argv)
+        return
+    if trace.role == "dag":
+        job = getattr(_COMMAND_JOB, "job", None)
+        if not job:
+            return  # Snakemake's own programs (sticky workers, conda): not a job's
+        target: Any = os.environ if env is None else env
+        for key in (ENV_PARENT, ENV_PARENT_CLOCK):
+            target.pop(key, None)
+        target[ENV_JOB] = job
+        target[ENV_DIR] = str(trace.directory)
+        target["PYTHONPATH"] = _hooked_pythonpath(trace, env)
+        return
+    clock = trace.note_spawn(argv)
+    trace.child_environment(env, clock)
+    if event == "os.exec":  # this process becomes the program: its records now or never
+        trace.dump()
+
+
 def _install_open_hook(trace: ProcessTrace) -> None:
     root = trace.root + os.sep
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in _SPAWNS:
+            if _ACTIVE is trace and not trace._dumped:
+                _spawned(trace, event, args)
+            return
+        if event in _LISTINGS:
+            if _ACTIVE is not trace or trace._dumped:
+                return
+            folder = args[0] if args else None
+            if folder is None:
+                folder = "."
+            if isinstance(folder, bytes):
+                folder = os.fsdecode(folder)
+            if not isinstance(folder, str):
+                return  # a file descriptor
+            if sys._getframe(1).f_code.co_filename.startswith("<frozen"):
+                return  # the import system looking for modules
+            full = os.path.abspath(folder)
+            if full == trace.root:
+                relative = ""
+            elif full.startswith(root):
+                relative = full[len(root) :]
+            else:
+                return
+            if relative.startswith(".snakemake") or "__pycache__" in relative:
+                return
+            if trace.workflow_code_reads_only and not _workflow_frame(trace):
+                return
+            trace.note_open(listing_path(relative))
+            return
         if event != "open" or _ACTIVE is not trace or trace._dumped:
             return
         path, mode, flags = args

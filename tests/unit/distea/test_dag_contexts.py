@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from distea import Change, analyse
+from distea._schema import SCHEMA_VERSION
 from distea.tracer import ProcessTrace
 from tests.conftest import examples
 
@@ -114,7 +115,7 @@ def test_context_records(tmp_path):
     module = next(r["c"] for r in records if r.get("f") == "Snakefile.<module>")
     assert ctx[0]["f"] >= module[1] and ctx[0]["f"] < ctx[0]["c"][0]
     assert ctx[1]["f"] == ctx[1]["c"][1] and ctx[1]["to"] == "end" and "to" not in ctx[0]
-    assert records[0]["distea"] == 2
+    assert records[0]["distea"] == SCHEMA_VERSION == 3
 
 
 def test_untraced_bystander_reads_are_not_the_workflows(tmp_path):
