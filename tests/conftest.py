@@ -153,6 +153,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest.skip("no Slurm cluster (start one with tests/slurm/start-cluster.sh)")
 
 
+_TRACER_ENVIRONMENT = ("DISTEA_JOB", "DISTEA_PARENT", "DISTEA_PARENT_CLOCK", "PYTHONPATH")
+
+
+@pytest.fixture(autouse=True)
+def tracer_environment_restored() -> Any:
+    """A DISTEA trace started inside the test process names its job and the start-up hook
+    in os.environ (for the programs it starts): put back after each test, so that later
+    tests' subprocesses do not start as that job's processes."""
+    before = {key: os.environ.get(key) for key in _TRACER_ENVIRONMENT}
+    yield
+    for key, value in before.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 # --sticky-backend slurm for the pilot tests: cluster execution, as under --executor slurm
 # (--jobs bounds the jobs); one pilot at a time (the test cluster has 2 CPUs); fast status checks.
 PILOT_ARGS = [

@@ -137,9 +137,19 @@ def load_templates(path: Path) -> dict[str, TemplateFunction]:
     previous, _collecting = _collecting, {}
     try:
         spec.loader.exec_module(module)
+        _traced_from_here()
         return dict(_collecting)
     finally:
         _collecting = previous
+
+
+def _traced_from_here() -> None:
+    """When DISTEA traces this process, the templates file's functions (loaded from its path,
+    around the import hooks) record themselves from their first build on."""
+    tracer = sys.modules.get("distea.tracer")
+    trace = tracer.active() if tracer is not None else None  # type: ignore[attr-defined]
+    if trace is not None:
+        trace.instrument_loaded()
 
 
 @dataclass(frozen=True)

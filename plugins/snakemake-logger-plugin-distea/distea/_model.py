@@ -83,6 +83,8 @@ class Process:
     reads: list[tuple[str, int]] = field(default_factory=list)
     """Every logged read (a sticky worker logs the first read of each request)."""
     params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
+    config: list[tuple[str, int, Optional[str]]] = field(default_factory=list)
+    """(key path, clock, job) of each config read (``model.alpha``; ``model.*``: all of it)."""
     templates: list[tuple[str, int]] = field(default_factory=list)
     digests: list[tuple[str, str, int, str]] = field(default_factory=list)
     states: list["StateNote"] = field(default_factory=list)
@@ -142,6 +144,8 @@ class Trace:
     function_ids: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     events: int = 0
+    config_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Config files Snakemake loaded (relative path) -> leaf key path -> value digest."""
     workdir: Optional[str] = None
     """The workflow directory Snakemake ran in (from the logger's header), if known."""
 

@@ -446,10 +446,35 @@ def build_order(trace: Trace) -> Order:
     # Snakemake's own process: what it computed for a job (input functions, params callables,
     # the code they call) feeds that job's start. Contexts of jobs that never ran (candidates,
     # up-to-date jobs) lead nowhere.
+    # With state evidence (logged per context), a context does not pass a change on to the
+    # next one by program order: only through the state timeline, from the computations that
+    # changed the workflow's state (the Snakefile's top level, a helper that caches).
     for name, proc in procs.items():
-        for key, _, _, feed, to_end in proc.contexts:
+        if proc.role != "dag" or not proc.states or not proc.contexts:
+            continue
+        spans = sorted((a, b) for _, a, b, _, _ in proc.contexts)
+        open_until = -1
+        starts: list[int] = []
+        for a, b in spans:
+            if a > open_until:  # no other context open (threads): a clean cut
+                starts.append(a)
+            open_until = max(open_until, b)
+        cuts[name] = starts
+        state = f"state:{name}"
+        timelines[state] = Timeline(state, "state")
+        for a in starts:
+            edges.append((state, a, name, a, "the workflow's state in Snakemake's process"))
+        for note in proc.states:
+            if note.written is not False:
+                why = f"Snakemake's process: {note.evidence}"
+                edges.append((name, note.clock, state, note.clock, why))
+    for name, proc in procs.items():
+        by_state = name in cuts and proc.role == "dag"
+        for key, _, end, feed, to_end in proc.contexts:
             if key not in jobs:
                 continue
+            if by_state:
+                feed = end  # the state at the context's start reaches it there
             if to_end:
                 why = f"the run: code of {key} ran in {name}"
                 edges.append((name, feed, f"job:{key}#end", 0, why))

@@ -200,6 +200,11 @@ def _read_process(
                 proc.templates.append((str(r["n"]), int(r["c"])))
             elif kind == "digest":
                 proc.digests.append((str(r["f"]), str(r.get("job") or ""), int(r["n"]), r["h"]))
+            elif kind == "cfg":
+                proc.config.append((str(r["n"]), int(r["c"]), r.get("job")))
+            elif kind == "cfgfile":
+                keys = r.get("keys") or {}
+                trace.config_files[str(r["p"])] = {str(k): str(v) for k, v in keys.items()}
             elif kind == "spawn":
                 argv = tuple(str(a) for a in (r.get("argv") or ()))
                 proc.spawns.append((int(r["c"]), r.get("job"), argv))

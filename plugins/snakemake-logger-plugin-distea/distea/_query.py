@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from . import _config
 from ._model import Process, Trace, gc_paused
 from ._order import Order
 
 if TYPE_CHECKING:
     from ._static import Workflow
 
-KINDS = ("func", "rule", "param", "file", "template")
+KINDS = ("func", "rule", "param", "file", "template", "config")
 
 
 class ChangeSyntaxError(ValueError):
@@ -34,7 +35,7 @@ class ChangeSyntaxError(ValueError):
 @dataclass(frozen=True)
 class Change:
     """One changed thing: ``func:pkg.mod.fn``, ``rule:NAME``, ``param:RULE.NAME``,
-    ``file:PATH`` or ``template:NAME``."""
+    ``file:PATH``, ``template:NAME`` or ``config:KEY.PATH`` (a key of Snakemake's config)."""
 
     kind: str
     name: str
@@ -46,7 +47,7 @@ class Change:
             raise ChangeSyntaxError(
                 f"cannot read change {text!r}: write KIND:NAME with KIND one of "
                 f"{', '.join(KINDS)} (e.g. func:wflib.text.normalize, param:score.threshold, "
-                "file:data/S1.txt, template:model)"
+                "file:data/S1.txt, template:model, config:model.alpha)"
             )
         return cls(kind, name)
 
@@ -177,7 +178,72 @@ def source_points(
         _param_points(order, change, points, notes)
     elif change.kind == "file":
         _file_points(order, change, workflow, points, notes)
+    elif change.kind == "config":
+        _config_points(order, [change.name], points, notes)
     return points, notes
+
+
+def _config_points(
+    order: Order, keys: list[str], points: list[tuple[str, int, str]], notes: list[str]
+) -> None:
+    """Where config keys ``keys`` were read: every read of the key, of a mapping holding it,
+    or of a key inside it (Snakemake's own process, scripts, workers, their children)."""
+    trace = order.trace
+    found = False
+    for name, proc in trace.processes.items():
+        if name not in order.timelines:
+            continue
+        for read, clock, _ in proc.config:
+            hit = next((k for k in keys if _config.reaches(k, read)), None)
+            if hit is not None:
+                found = True
+                where = order.label(name, clock)
+                points.append((name, clock, f"config:{hit} read as {read} in {where}"))
+    if any(p.config for p in trace.processes.values()) or _snakemake_traced(order):
+        if not found:
+            notes.append(f"{JUSTIFIED}no traced code read config key {', '.join(keys)}")
+        # An untraced job's code may read the config, unless its rule code (a shell command
+        # formatted from it) ran in Snakemake's traced process, where every read is logged.
+        ran_here = {
+            job for p in trace.processes.values() for job, _, _, _, to_end in p.contexts if to_end
+        }
+        untraced = [k for k in _untraced_jobs(order) if k not in ran_here]
+        if untraced:
+            for key in untraced:
+                points.append((f"job:{key}#start", 0, f"job {key} (untraced) may read the config"))
+            notes.append(
+                f"config {', '.join(keys)}: {len(untraced)} jobs ran untraced and may read it, "
+                f"so they count as impacted: {', '.join(untraced[:3])}"
+                f"{' ...' if len(untraced) > 3 else ''}"
+            )
+        return
+    # Logs without config reads (older logs, Snakemake's process not traced): every job.
+    for key, job in trace.jobs.items():
+        if job.outputs:
+            points.append((f"job:{key}#start", 0, f"job {key} may read the config"))
+    notes.append(
+        f"config {', '.join(keys)}: these logs do not record config reads (Snakemake's own "
+        "process was not traced, or they predate it), so every job counts as impacted"
+    )
+
+
+def config_file_keys(order: Order, path: str) -> Optional[list[str]]:
+    """For a config file Snakemake loaded in the logged run: the keys whose values differ
+    between the logged run and the file as it is now (every key if it cannot be read); None
+    for any other file."""
+    recorded = order.trace.config_files.get(path)
+    if recorded is None:
+        return None
+    workdir = order.trace.workdir
+    full = path if os.path.isabs(path) or not workdir else os.path.join(workdir, path)
+    try:
+        import yaml
+
+        with open(full, encoding="utf-8") as f:
+            now = yaml.safe_load(f)
+    except Exception:
+        return sorted(recorded) or [_config.WHOLE]
+    return _config.changed_keys(recorded, _config.flatten(now if now is not None else {}))
 
 
 _PYTHON_WORD = re.compile(r"(^|[\s/])python[0-9.]*(\s|$)")
@@ -552,6 +618,16 @@ def _file_points(
     trace = order.trace
     workdir = trace.workdir or (str(workflow.root) if workflow else None)
     path = normalise_path(change.name, workdir)
+    keys = config_file_keys(order, path)
+    if keys is not None:  # a config file: its changed keys are the change
+        if keys:
+            _config_points(order, keys, points, notes)
+            notes.append(
+                f"{JUSTIFIED}config file {path}: keys changed since the run: "
+                f"{', '.join(keys[:10])}{' ...' if len(keys) > 10 else ''}"
+            )
+        else:
+            notes.append(f"{JUSTIFIED}config file {path}: no key's value differs from the run")
     for name, proc in trace.processes.items():
         if name not in order.timelines:
             continue

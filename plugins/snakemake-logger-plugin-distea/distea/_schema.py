@@ -15,6 +15,9 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
 ``state``  ``c`` clock, ``job`` the request, ``w`` whether the worker's carried state changed
            during it (true/false/null: unknown), ``e`` the evidence (sticky workers)
+``cfg``    (v3) ``n`` config key path read (``model.alpha``; ``model.*``: the whole mapping),
+           ``c``, ``job``
+``cfgfile`` (v3) ``p`` a config file Snakemake loaded, ``keys`` its leaf key paths -> digests
 ``spawn``  (v3) ``c`` clock, ``job``, ``argv`` (its first words; ``["<fork>"]`` for a fork):
            this process started another; a child's header names ``parent`` (its trace name),
            ``parent_clock`` (the spawn's clock, null when unknown) and ``job``
@@ -36,8 +39,9 @@ Readers accept any version up to :data:`SCHEMA_VERSION` and refuse newer ones by
 from typing import Any
 
 SCHEMA_VERSION = 3
-"""2: ``ctx`` records and traces of Snakemake's own process (role ``dag``); 3: ``spawn``
-records, child processes (role ``child``, header ``parent``), folder listings."""
+"""2: ``ctx`` records and traces of Snakemake's own process (role ``dag``); 3: ``spawn``,
+``cfg`` and ``cfgfile`` records, child processes (role ``child``, header ``parent``), folder
+listings."""
 
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "header": ("source", "process"),
@@ -51,6 +55,8 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "state": ("c",),
     "end": ("c",),
     "spawn": ("c",),
+    "cfg": ("n", "c"),
+    "cfgfile": ("p",),
     "ctx": ("job", "c", "f"),
     "job": ("id", "rule"),
     "done": ("id",),

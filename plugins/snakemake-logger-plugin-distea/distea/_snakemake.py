@@ -37,7 +37,7 @@ from typing import Any, Optional
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from . import tracer
+from . import _config, tracer
 from ._schema import job_key
 
 ROLE = "dag"
@@ -126,6 +126,7 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
         return compile(source, filename, mode, *args, **kw)
 
     workflow_module.compile = compile_snakefile  # type: ignore[attr-defined]
+    missing += _record_config(trace, workflow_module)
 
     try:
         import snakemake.executors.local as local
@@ -160,6 +161,9 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
                 return spawn_job(self, job)
 
         executor_class.spawn_job = spawn_for_job  # type: ignore[union-attr]
+        # spawn_job starts it without an environment of its own: give it one (a copy of
+        # this process's, per call: threads share os.environ).
+        local.subprocess = _WithEnvironment(local.subprocess)  # type: ignore[union-attr]
 
     init = Job.__dict__.get("__init__")
     if init is None:
@@ -188,6 +192,86 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
             continue
         setattr(Job, name, property(_in_context(trace, prop.fget), prop.fset, prop.fdel))
     return missing
+
+
+def _record_config(trace: "tracer.ProcessTrace", workflow_module: Any) -> list[str]:
+    """The Snakefile's ``config`` reports which keys workflow code reads (inside a job's
+    context every read counts: Snakemake formats a job's shell command from it), and each
+    config file Snakemake loads is logged key by key."""
+    workflow_class = getattr(workflow_module, "Workflow", None)
+    include = getattr(workflow_class, "include", None)
+    configfile = getattr(workflow_class, "configfile", None)
+    if include is None or configfile is None:
+        return ["Workflow.include/Workflow.configfile"]
+
+    def note(path: str) -> None:
+        # frames: _workflow_frame, note, the recorder's _read/_all, its method, the reader
+        if getattr(trace._in_context, "depth", 0) or tracer._workflow_frame(trace, 4):
+            trace.note_config(path)
+
+    def recorded(workflow: Any) -> None:
+        config = workflow.globals.get("config")
+        if isinstance(config, _config.ConfigRecorder):
+            _config.record_in_place(config, note)
+        elif isinstance(config, dict):
+            workflow.globals["config"] = _config.recording_copy(config, note)
+
+    @functools.wraps(include)
+    def include_recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if trace.snakefile_globals is None:  # the state noted per job context from here
+            vanilla = frozenset(getattr(self, "vanilla_globals", None) or ())
+            trace.snakefile_globals = (self.globals, vanilla)
+        recorded(self)
+        try:
+            return include(self, *args, **kwargs)
+        finally:
+            recorded(self)
+
+    @functools.wraps(configfile)
+    def configfile_recorded(self: Any, fp: Any, *args: Any, **kwargs: Any) -> Any:
+        result = configfile(self, fp, *args, **kwargs)
+        recorded(self)
+        try:
+            from snakemake.common.configfile import load_configfile
+
+            trace.note_configfile(str(fp), _config.flatten(load_configfile(fp)))
+        except Exception:  # unreadable here: the query then counts every key as changed
+            pass
+        return result
+
+    setattr(workflow_class, "include", include_recorded)  # noqa: B010
+    setattr(workflow_class, "configfile", configfile_recorded)  # noqa: B010
+    try:  # Snakemake may write the config as YAML (a dict subclass needs a representer)
+        import yaml
+
+        for dumper in (yaml.SafeDumper, yaml.Dumper):
+            dumper.add_representer(_config.ConfigRecorder, dumper.represent_dict)
+    except ImportError:
+        pass
+    return []
+
+
+class _WithEnvironment:
+    """``subprocess`` for one Snakemake module: a program started for a job without an
+    environment gets a copy of this process's (which the tracer then tells its job)."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)
+        if name not in ("Popen", "run", "call", "check_call", "check_output"):
+            return value
+
+        @functools.wraps(value)
+        def started(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("env") is None and tracer.command_job():
+                import os
+
+                kwargs["env"] = dict(os.environ)
+            return value(*args, **kwargs)
+
+        return started
 
 
 def _in_context(trace: "tracer.ProcessTrace", method: Callable[..., Any]) -> Callable[..., Any]:

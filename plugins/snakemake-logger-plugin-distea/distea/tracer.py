@@ -56,7 +56,7 @@ from pathlib import Path
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any, Optional
 
-from . import _instrument
+from . import _config, _instrument
 from ._schema import header, job_key
 
 ENV_DIR = "DISTEA_TRACE"
@@ -148,6 +148,11 @@ class ProcessTrace:
         self._instrumented_files: set[str] = set()
         self._fed: dict[tuple[str, bool], int] = {}
         """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
+        self._config_seen: set[tuple[str, str, int]] = set()
+        self._last_tick = 0
+        self.snakefile_globals: Optional[tuple[dict[str, Any], frozenset[str]]] = None
+        """Snakemake's process: the Snakefile's globals and the names Snakemake put there
+        (set by :mod:`distea._snakemake`); its state is then noted per job context."""
         self.from_hook = bool(extra.pop("from_hook", False))
         """Started by the child-process hook (a script's autotrace may still take it over)."""
         self._open_log(extra)
@@ -168,7 +173,7 @@ class ProcessTrace:
         """This process is about to fork: the clock the child starts after."""
         return self.note_spawn(["<fork>"])
 
-    def note_spawn(self, argv: Any) -> int:
+    def note_spawn(self, argv: Any, job: Optional[str] = None) -> int:
         """Log that this process starts a program (``argv``); return the clock of the start.
 
         The analysis counts, per job, the Python programs started against the traced child
@@ -181,16 +186,20 @@ class ProcessTrace:
         words = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
         with self._lock:
             clock = self._tick_epoch()
-            self._write({"k": "spawn", "c": clock, "job": self.job, "argv": words[:8]})
+            record = {"k": "spawn", "c": clock, "job": job or self.job, "argv": words[:8]}
+            self._write(record)
             return clock
 
-    def child_environment(self, env: "Optional[MutableMapping[Any, Any]]", clock: int) -> None:
+    def child_environment(
+        self, env: "Optional[MutableMapping[Any, Any]]", clock: int, job: Optional[str] = None
+    ) -> None:
         """Name this process, its clock and its job in the environment a child starts with
         (``env``, or this process's own when None: the child inherits it)."""
         target: Any = os.environ if env is None else env
         byte_keys = env is not None and any(isinstance(k, bytes) for k in env)
         for key, value in (
-            (ENV_PARENT, self.name), (ENV_PARENT_CLOCK, str(clock)), (ENV_JOB, self.job or ""),
+            (ENV_PARENT, self.name), (ENV_PARENT_CLOCK, str(clock)),
+            (ENV_JOB, job or self.job or ""),
             (ENV_DIR, str(self.directory)), ("PYTHONPATH", _hooked_pythonpath(self, env)),
         ):  # fmt: skip
             if byte_keys:
@@ -198,7 +207,9 @@ class ProcessTrace:
             else:
                 target[key] = value
 
-    def take_over(self, role: str, job: Optional[str]) -> None:
+    def take_over(
+        self, role: str, job: Optional[str], name: Optional[str] = None, **extra: Any
+    ) -> None:
         """A process the start-up hook traced as a job's program turns out to be a script that
         traces itself (``import distea.autotrace``): it is logged as that role from here, its
         records so far kept (its log is rewritten under the new name)."""
@@ -208,10 +219,11 @@ class ProcessTrace:
             lines = old.read_text(encoding="utf-8").splitlines(keepends=True)
             head = json.loads(lines[0]) if lines else {}
             self.role = role
-            self.job = job or self.job
-            self.name = f"{role}:{self.host}:{self.pid}"
+            self.job = job if role != "script" else job or self.job
+            self.name = name or f"{role}:{self.host}:{self.pid}"
             self.from_hook = False
-            extra = {k: v for k, v in head.items() if k in ("parent", "parent_clock", "argv")}
+            kept = ("parent", "parent_clock", "argv")
+            extra = {**{k: v for k, v in head.items() if k in kept}, **extra}
             self._out.close()
             self._open_log(extra)
             for line in lines[1:]:
@@ -250,6 +262,7 @@ class ProcessTrace:
         self._digest = {}
         self._fed = {}
         self._muted = {}
+        self._config_seen = set()
         self._dumped = False
         self.from_hook = False
         self._open_log({"parent": parent, "parent_clock": parent_clock, "forked": True})
@@ -288,6 +301,7 @@ class ProcessTrace:
         # The value set, not self.clock read again: another thread's first entry may have
         # moved it since (that entry is in the new epoch, after this event).
         self.clock = clock = max(self.clock, sender_clock) + 1
+        self._last_tick = clock
         if self._epoch:
             # The epoch dict stays the same object: instrumented code holds it (via builtins).
             self._code_epochs += 1
@@ -405,6 +419,27 @@ class ProcessTrace:
             self._changing -= 1
             self._write({"k": "param", "n": name, "c": clock, "job": job})
 
+    def note_config(self, path: str) -> None:
+        """Code read config key ``path`` (dotted; ``model.*``: the whole ``model`` mapping)."""
+        with self._lock:
+            key = (path, self.job or "", self._last_tick)
+            if key in self._config_seen:
+                return
+            self._config_seen.add(key)
+            self._code_epochs += 1  # a read inside a job's context feeds the job from here
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "cfg", "n": path, "c": clock, "job": self.job})
+
+    def note_configfile(self, path: str, keys: dict[str, str]) -> None:
+        """Snakemake loaded a config file: its leaf keys and their value digests (a later
+        change of the file is mapped to the keys that changed)."""
+        full = os.path.abspath(path)
+        shown = full[len(self.root) + 1 :] if full.startswith(self.root + os.sep) else full
+        with self._lock:
+            self._write({"k": "cfgfile", "p": shown, "c": self.clock, "keys": keys})
+
     # ------------------------------------------------------------------ job contexts
     def begin_context(self) -> Optional[tuple[int, int]]:
         """Snakemake's process starts computing something for one job (its input, params...).
@@ -420,6 +455,8 @@ class ProcessTrace:
         with self._lock:
             if self._epoch:  # workflow code ran outside any job context since the last one
                 self._outside = self.clock
+                if self.snakefile_globals is not None:
+                    self._note_dag_state(None, "workflow code outside any job's context")
             return self._tick_epoch(), self._code_epochs
 
     def end_context(
@@ -450,6 +487,35 @@ class ProcessTrace:
                 if to_end:
                     record["to"] = "end"
                 self._write(record)
+                if ran and self.snakefile_globals is not None:
+                    self._note_dag_state(job, f"computing for {job}")
+
+    def _note_dag_state(self, job: Optional[str], during: str) -> None:
+        """Snakemake's process: whether the workflow's state (its modules' globals, the
+        Snakefile's own globals and config) changed since the last note, as evidence that a
+        change reaching one job's computation does, or does not, carry to later jobs'."""
+        digest = StateFingerprint().digest(self._dag_state_roots())
+        previous = getattr(self, "_state_digest", None)
+        self._state_digest = digest
+        if digest is None or previous is None:
+            self.note_state(job, None, f"{during}: the state could not be compared")
+        elif digest != previous:
+            self.note_state(job, True, f"{during} changed the workflow's state")
+        else:
+            self.note_state(job, False, f"{during} left the workflow's state unchanged")
+
+    def _dag_state_roots(self) -> dict[str, Any]:
+        roots = self._state_roots({})
+        names, vanilla = self.snakefile_globals or ({}, frozenset())
+        roots["snakefile"] = {
+            k: v
+            for k, v in dict.items(names)
+            if (k not in vanilla or k == "config")
+            and not k.startswith("__")
+            and not isinstance(v, ModuleType)
+            and not type(v).__module__.startswith("snakemake")
+        }
+        return roots
 
     def note_open(self, path: str) -> None:
         """First read of a data file in this process (file write -> read edges land here)."""
@@ -1056,9 +1122,9 @@ class StateFingerprint:
             h.update(f"{type(value).__name__}{value.shape}{getattr(value, 'dtype', '')}".encode())
             h.update(tobytes())
             return
-        if isinstance(value, dict):
+        if isinstance(value, dict):  # dict.items: a config recorder notes no read here
             h.update(b"{")
-            for k, v in list(value.items()):
+            for k, v in list(dict.items(value)):
                 self._walk(k, h)
                 self._walk(v, h)
             h.update(b"}")
@@ -1256,7 +1322,23 @@ def _watched_class(base: type) -> type:
             trace, key = self.__dict__["_distea_watch"]
             return recording_params(value, trace, key)
 
-        cls = type(base.__name__, (base,), {"params": property(params), "_distea_watched": True})
+        def config(self: Any) -> Any:
+            value = self.__dict__.get("config")
+            if isinstance(value, dict) and not isinstance(value, _config.ConfigRecorder):
+                trace, _ = self.__dict__["_distea_watch"]
+                value = _config.recording_copy(value, trace.note_config)
+                self.__dict__["config"] = value
+            return value
+
+        def set_config(self: Any, value: Any) -> None:
+            self.__dict__["config"] = value
+
+        members = {
+            "params": property(params),
+            "config": property(config, set_config),
+            "_distea_watched": True,
+        }
+        cls = type(base.__name__, (base,), members)
         cls.__module__ = base.__module__
         cls.__qualname__ = base.__qualname__
         _WATCHED[base] = cls
@@ -1287,6 +1369,13 @@ def start(
     if _ACTIVE is not None:
         for real, shown in (aliases or {}).items():
             _ACTIVE.alias(real, shown)
+        if _ACTIVE.from_hook and role not in ("child", "script"):
+            # A process started as a job's program that is a tracing process of its own kind
+            # (a sticky worker): it is logged as that from here.
+            job = fields.pop("job", None)
+            name = fields.pop("name", None)
+            fields.pop("workflow_code_reads_only", None)
+            _ACTIVE.take_over(role, job, name=name, **fields)
         return _ACTIVE
     directory = directory or os.environ.get(ENV_DIR)
     if not directory:
@@ -1307,6 +1396,9 @@ def start(
         os.environ[ENV_PARENT] = trace.name
         os.environ.pop(ENV_PARENT_CLOCK, None)
         os.environ[ENV_JOB] = trace.job or ""
+    else:  # a job named by whatever started Snakemake is none of this run's
+        for key in (ENV_PARENT, ENV_PARENT_CLOCK, ENV_JOB):
+            os.environ.pop(key, None)
     os.environ["PYTHONPATH"] = _hooked_pythonpath(trace, None)
     trace.start_functions()
     return trace
@@ -1327,9 +1419,13 @@ def start_child() -> Optional[ProcessTrace]:
     # so a clock left in the environment by an earlier start would be too early: unknown.
     if raw.isdigit() and not any("multiprocessing" in a for a in argv):
         clock = int(raw)
+    # A Snakemake process (a run: job the local executor runs in a subprocess) reads the
+    # Snakefile, configs and lists folders for itself: only reads by workflow code count.
+    snakemake = any(a == "snakemake" or a.endswith(os.sep + "snakemake") for a in argv[:4])
     return start(
-        "child", job=job, from_hook=True, parent=parent, parent_clock=clock, argv=list(argv[:8])
-    )
+        "child", job=job, from_hook=True, parent=parent, parent_clock=clock, argv=list(argv[:8]),
+        workflow_code_reads_only=snakemake,
+    )  # fmt: skip
 
 
 def _dump_active() -> None:
@@ -1460,7 +1556,7 @@ def _hooked_pythonpath(trace: ProcessTrace, env: "Optional[MutableMapping[Any, A
     return os.pathsep.join([folder, *parts])
 
 
-def _workflow_frame(trace: ProcessTrace) -> bool:
+def _workflow_frame(trace: ProcessTrace, depth: int = 2) -> bool:
     """Does this read come from workflow code (a Snakefile, a helper module)?
 
     The innermost caller that is either workflow code or Snakemake (or a plugin) decides:
@@ -1468,7 +1564,7 @@ def _workflow_frame(trace: ProcessTrace) -> bool:
     while the Snakefile runs (a ``rule`` decorator reading the Snakefile's lines) are not
     the workflow's.
     """
-    frame: Optional[FrameType] = sys._getframe(2)
+    frame: Optional[FrameType] = sys._getframe(depth)
     wanted, decide = trace._wanted, trace._decide
     side = _snakemake_side()
     while frame is not None:
@@ -1520,6 +1616,11 @@ def commands_of(job: Optional[str]) -> Iterator[None]:
         _COMMAND_JOB.job = previous
 
 
+def command_job() -> Optional[str]:
+    """The job whose programs this thread of Snakemake's process is starting (or None)."""
+    return getattr(_COMMAND_JOB, "job", None)
+
+
 def listing_path(relative: str) -> str:
     """How a directory listing is logged: an ``open`` of the folder's path with a trailing
     ``/`` (``./`` for the workflow directory itself)."""
@@ -1531,27 +1632,27 @@ def _spawned(trace: ProcessTrace, event: str, args: tuple[Any, ...]) -> None:
     argv_at, env_at = _SPAWNS[event]
     argv = args[argv_at] if len(args) > argv_at else ()
     env = args[env_at] if env_at is not None and len(args) > env_at else None
+    job = command_job() if trace.role == "dag" else trace.job
     if env is not None and not isinstance(env, MutableMapping):
         env = None if not isinstance(env, Mapping) else env
         if env is not None:  # an immutable environment: the child cannot be told its job
-            trace.note_spawn(argv)
+            if job:
+                trace.note_spawn(argv, job)
             return
     if env is not None and ENV_DIR not in env and ENV_DIR.encode() not in env:
         # An environment the job built itself without tracing: respected (the child runs
         # untraced, and a Python child is warned about by job name).
-        if trace.role != "dag":
-            trace.note_spawn(argv)
+        if job:
+            trace.note_spawn(argv, job)
         return
     if trace.role == "dag":
-        job = getattr(_COMMAND_JOB, "job", None)
         if not job:
             return  # Snakemake's own programs (sticky workers, conda): not a job's
-        target: Any = os.environ if env is None else env
-        for key in (ENV_PARENT, ENV_PARENT_CLOCK):
-            target.pop(key, None)
-        target[ENV_JOB] = job
-        target[ENV_DIR] = str(trace.directory)
-        target["PYTHONPATH"] = _hooked_pythonpath(trace, env)
+        clock = trace.note_spawn(argv, job)
+        if env is not None:  # its own environment (Snakemake's shell passes one)
+            trace.child_environment(env, clock, job)
+        # else: os.environ is shared by every thread of Snakemake's process, so the program
+        # cannot be told its job; a Python one is then warned about by the job's name.
         return
     clock = trace.note_spawn(argv)
     trace.child_environment(env, clock)

@@ -76,7 +76,10 @@ def test_every_child_process_left_a_complete_trace_naming_its_job_and_parent(tra
     forked = [h for h in heads if h.get("forked")]
     assert len(forked) == 2 and {h["job"] for h in forked} == {"pool[pool.txt]"}
     assert all(isinstance(h["parent_clock"], int) for h in forked)
-    spawned = [h for h in heads if h["job"] == "spawnjob[spawn.txt]" and h.get("parent")]
-    assert spawned and all(h["parent_clock"] is None for h in spawned)  # multiprocessing: unknown
+    spawned = [h for h in heads if any("multiprocessing" in a for a in h.get("argv", []))]
+    assert spawned and {h["job"] for h in spawned} == {"spawnjob[spawn.txt]"}
+    assert all(h["parent"] and h["parent_clock"] is None for h in spawned)  # unknown: its end
+    scripts = [h for h in heads if h["role"] == "script" and h not in spawned]
+    assert scripts and all(h["parent"].startswith("dag:") for h in scripts)
     tools = [h for h in heads if "pkg.tool" in h.get("argv", [])]
     assert {h["job"] for h in tools} == {"sub[sub.txt]", "shelljob[shell.txt]"}
