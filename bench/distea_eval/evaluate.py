@@ -38,7 +38,13 @@ from distea import Change, build_order, impact, read_logs  # noqa: E402
 from distea._baselines import dag_descendants  # noqa: E402
 from distea._static import load_workflow  # noqa: E402
 
-from .mutate import Mutant, file_mutants, function_mutants, param_mutants  # noqa: E402
+from .mutate import (  # noqa: E402
+    Mutant,
+    config_mutants,
+    file_mutants,
+    function_mutants,
+    param_mutants,
+)
 
 LEVELS = ("job", "output")
 
@@ -77,6 +83,24 @@ SUBJECTS = [
         ["ops/registry.py", "ops/hooks.py"],
         quick=["const ops.registry.double", "const ops.hooks.halve"],
     ),
+    # Written by an independent helper from docs/distea.md alone (issue 28): a checkpoint's
+    # directory, a fork Pool, a spawn process pool, a thread pool, `python -m` in shell:, a
+    # run: block, nested config keys, a sticky template with a closure memo.
+    Subject(
+        "shardtext",
+        "sticky",
+        [
+            "textkit/corpus.py",
+            "textkit/normalize.py",
+            "textkit/features.py",
+            "textkit/model.py",
+            "textkit/metrics.py",
+            "textkit/tokstat.py",
+            "sticky_templates.py",
+        ],
+        {"sticky_templates.py": "lexicon"},
+        ["const textkit.corpus.plan_shards", "config shards.size"],
+    ),  # fmt: skip
 ]
 
 
@@ -86,6 +110,7 @@ def mutants_of(subject: Subject) -> list[Mutant]:
         function_mutants(root, subject.helpers, subject.templates)
         + param_mutants(root)
         + file_mutants(root)
+        + config_mutants(root)
     )
 
 

@@ -10,6 +10,10 @@
   changed through ``--config``: ``param:RULE.NAME``.
 * **Input-file mutants**: every file under ``data/``, its first number changed:
   ``file:data/NAME``.
+* **Config-file mutants**: every numeric leaf of the subject's ``config.yaml`` (nested keys
+  included), changed in the file: ``config:KEY`` (what ``file:config.yaml`` maps to when the
+  file in the workflow directory has the change; here the base run's directory keeps the old
+  file).
 
 Each mutant is an edit of one span of one file (the rest of the file keeps its bytes).
 """
@@ -188,6 +192,46 @@ def file_mutants(root: Path) -> list[Mutant]:
                 [f"file:{name}"],
                 "file",
                 [(name, m.start(), m.end(), new)],
+            )  # fmt: skip
+        )
+    return mutants
+
+
+_YAML_NUMBER = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s*(-?[0-9]+(?:\.[0-9]+)?)\s*(#.*)?$")
+_YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s*(#.*)?$")
+
+
+def config_mutants(root: Path, name: str = "config.yaml") -> list[Mutant]:
+    """Every numeric leaf ``key: number`` of a block-style YAML config file, changed."""
+    path = root / name
+    if not path.is_file():
+        return []
+    text = path.read_text()
+    lines = _offsets(text)
+    mutants = []
+    parents: list[tuple[int, str]] = []  # (indent, key) of the mappings enclosing a line
+    for number, line in enumerate(text.splitlines()):
+        leaf, block = _YAML_NUMBER.match(line), _YAML_KEY.match(line)
+        found = leaf or block
+        if found is None:
+            continue
+        indent = len(found.group(1))
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        if block is not None:
+            parents.append((indent, block.group(2)))
+            continue
+        assert leaf is not None
+        key = ".".join([*(k for _, k in parents), leaf.group(2)])
+        old = leaf.group(3)
+        new = repr(round(float(old) * 1.5 + 0.5, 6)) if "." in old else str(int(old) + 1)
+        start = lines[number] + leaf.start(3)
+        mutants.append(
+            Mutant(
+                f"config {key}: {old} -> {new}",
+                [f"config:{key}"],
+                "config",
+                [(name, start, start + len(old), new)],
             )  # fmt: skip
         )
     return mutants

@@ -194,6 +194,17 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
     return missing
 
 
+def record_config_reads(trace: "tracer.ProcessTrace") -> None:
+    """In a Snakemake process that runs one job's ``run:`` code (the local executor's
+    subprocess, traced as that job's child): its config reads are logged key by key."""
+    try:
+        import snakemake.api  # noqa: F401  (first, as Snakemake's entry point does: no cycle)
+        import snakemake.workflow as workflow_module
+    except ImportError:
+        return
+    _record_config(trace, workflow_module)
+
+
 def _record_config(trace: "tracer.ProcessTrace", workflow_module: Any) -> list[str]:
     """The Snakefile's ``config`` reports which keys workflow code reads (inside a job's
     context every read counts: Snakemake formats a job's shell command from it), and each
@@ -218,7 +229,7 @@ def _record_config(trace: "tracer.ProcessTrace", workflow_module: Any) -> list[s
 
     @functools.wraps(include)
     def include_recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if trace.snakefile_globals is None:  # the state noted per job context from here
+        if trace.snakefile_globals is None and trace.role == ROLE:  # state noted per context
             vanilla = frozenset(getattr(self, "vanilla_globals", None) or ())
             trace.snakefile_globals = (self.globals, vanilla)
         recorded(self)

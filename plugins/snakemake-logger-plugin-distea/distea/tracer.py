@@ -1422,10 +1422,15 @@ def start_child() -> Optional[ProcessTrace]:
     # A Snakemake process (a run: job the local executor runs in a subprocess) reads the
     # Snakefile, configs and lists folders for itself: only reads by workflow code count.
     snakemake = any(a == "snakemake" or a.endswith(os.sep + "snakemake") for a in argv[:4])
-    return start(
+    trace = start(
         "child", job=job, from_hook=True, parent=parent, parent_clock=clock, argv=list(argv[:8]),
         workflow_code_reads_only=snakemake,
     )  # fmt: skip
+    if trace is not None and snakemake:  # its run: code reads the config too: key by key
+        from . import _snakemake
+
+        _snakemake.record_config_reads(trace)
+    return trace
 
 
 def _dump_active() -> None:

@@ -1,6 +1,7 @@
-"""DISTEA on workflows it was not designed for (issue 15, part 6), quick mode: three subject
-workflows really run (sticky executor, Snakemake-level helpers, dispatch tables), mutants
-really re-run; DISTEA must find every job and output that really changed (recall 1.0), and
+"""DISTEA on workflows it was not designed for (issue 15, part 6; issue 28), quick mode: every
+subject workflow really runs (sticky executor, Snakemake-level helpers, dispatch tables, a
+checkpoint's directory with child processes written from the docs alone, a tabular ETL with
+subprocesses and nested config), mutants really re-run; DISTEA must find every job and output that really changed (recall 1.0), and
 say so with a warning wherever its answer rests on a blind spot.
 
 The full evaluation (every generated mutant, precision against static DAG descendants,
@@ -19,9 +20,9 @@ from tests.conftest import bench_module
 
 REPO = Path(__file__).resolve().parents[3]
 bench_module("distea_eval")  # not via sys.path: bench/distea.py would shadow distea
-from distea_eval.evaluate import evaluate  # noqa: E402
+from distea_eval.evaluate import SUBJECTS, evaluate  # noqa: E402
 
-# Nine real Snakemake runs in the shared fixture: about 1.5 min on a quiet 2-core machine.
+# Three real Snakemake runs per subject in the shared fixture: about 3 min on 2 cores.
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 
@@ -33,7 +34,8 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
 
 def test_recall_is_one_on_every_subject_at_job_and_output_level(quick):
     result, _ = quick
-    assert {s["subject"] for s in result["subjects"]} == {"sensorqc", "snakehelpers", "dispatch"}
+    assert {s["subject"] for s in result["subjects"]} == {s.name for s in SUBJECTS}
+    assert len(SUBJECTS) >= 5  # issue 28: five subjects, one written from the docs alone
     for subject in result["subjects"]:
         rows = [r for r in subject["per_mutant"] if not r.get("crashed")]
         assert len(rows) == 2, subject["subject"]
