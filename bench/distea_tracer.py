@@ -10,7 +10,10 @@ tracer has to instrument functions that already exist) and runs ``import distea.
   ``bench/distea.py``'s overhead figure;
 * ``dispatch``: ~1 us functions reached through a dispatch dict, ``functools.partial``, a
   decorator's closure and a callback list: the worst case for per-call cost, and the calls
-  the former ``wrap`` tracer did not see at all.
+  the former ``wrap`` tracer did not see at all;
+* ``children``: a fork ``Pool(2)`` mapping a helper over N items (~0.3 ms each), then four
+  ``python -m`` programs: every one of these processes is traced too (a start-up hook, an
+  at-fork hook), the CPU of all of them counted.
 
 Variants: untraced, the default tracer, ``settrace`` (sees every call, at 3.11's slow-path
 price), and with ``--baseline DIR`` the default tracer of another checkout's
@@ -108,9 +111,41 @@ n = int(sys.argv[1])
 xs = [1.0, 4.0, 2.0, 8.0]
 print(sum(sum(helper.features(xs)) for _ in range(n)))
 """
+CHILDREN_HELPER = """
+def work(n):
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(work(int(sys.argv[1])))
+"""
+CHILDREN_MAIN = """
+import multiprocessing
+import subprocess
+import sys
+import helper_children as helper
+import distea.autotrace  # noqa: F401
+
+n = int(sys.argv[1])
+pool = multiprocessing.get_context("fork").Pool(2)
+total = sum(pool.map(helper.work, [3000] * n))
+pool.close()
+pool.join()
+for _ in range(4):
+    command = [sys.executable, "-m", "helper_children", "30000"]
+    total += int(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+print(total)
+"""
 WORKLOADS = {
     "mandelbrot": (MANDEL_HELPER, MANDEL_MAIN, {"quick": "200", "full": "400"}),
     "dispatch": (DISPATCH_HELPER, DISPATCH_MAIN, {"quick": "60000", "full": "200000"}),
+    # issue 28: every process a job starts is traced (fork Pool children, python -m programs)
+    "children": (CHILDREN_HELPER, CHILDREN_MAIN, {"quick": "400", "full": "2000"}),
 }
 
 
@@ -181,12 +216,13 @@ def run(quick: bool, baseline: Optional[Path]) -> dict[str, Any]:
             for label in order if rep % 2 == 0 else order[::-1]:
                 plugins, mode, python, _ = variants[label]
                 env = {**os.environ, "PYTHONPATH": f"{plugins}{os.pathsep}{HERE}"}
-                for key in ("DISTEA_TRACE", "DISTEA_TRACE_MODE", "DISTEA_DIGESTS"):
+                for key in ("DISTEA_TRACE", "DISTEA_TRACE_MODE", "DISTEA_DIGESTS", "DISTEA_JOB"):
                     env.pop(key, None)
                 if mode is not None:
                     traces = HERE / "traces" / label.replace(" ", "_")
                     shutil.rmtree(traces, ignore_errors=True)
                     env["DISTEA_TRACE"] = str(traces)
+                    env["DISTEA_JOB"] = "bench[out.txt]"  # as a job's processes: children too
                     if mode:
                         env["DISTEA_TRACE_MODE"] = mode
                 c, w, stdout = _measure([python, f"{name}.py", size], HERE, env)

@@ -101,6 +101,15 @@ SUBJECTS = [
         {"sticky_templates.py": "lexicon"},
         ["const textkit.corpus.plan_shards", "config shards.size"],
     ),  # fmt: skip
+    # A dataclass-style tabular ETL (issue 28): a configfile with nested keys read by input
+    # functions and scripts, a directory() output listed by glob and os.scandir, a shell pipe
+    # between two `python -m` programs, subprocess.run, fork and forkserver process pools.
+    Subject(
+        "tabletl",
+        "local",
+        ["etl/schema.py", "etl/steps.py", "etl/stats.py", "etl/cli.py"],
+        quick=["cmp etl.stats.bucket_of", "cmp etl.cli.emit"],
+    ),
 ]
 
 

@@ -23,6 +23,7 @@ script-local function falls back to the script body.
 
 import ast
 import importlib
+import os
 import sys
 from types import CodeType
 from typing import Any, Optional
@@ -106,7 +107,7 @@ def _start() -> None:
     fresh = already is None or getattr(already, "from_hook", False)
     main = sys.modules.get("__main__")
     smk = getattr(main, "snakemake", None)
-    job = None
+    job = os.environ.get(_tracer.ENV_JOB) or None  # a program a job started names it there
     if smk is not None:
         job = job_key(smk.rule, dict(smk.wildcards.items()), list(smk.output))
     real = getattr(main, "__real_file__", None)

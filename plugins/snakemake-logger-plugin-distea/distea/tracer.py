@@ -39,20 +39,15 @@ Mechanisms (``$DISTEA_TRACE_MODE`` overrides the default):
 
 import atexit
 import functools
-import hashlib
-import importlib.abc
 import importlib.machinery
 import json
 import os
 import re
 import signal
-import socket
 import sys
 import threading
-import uuid
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
-from pathlib import Path
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any, Optional
 
@@ -112,10 +107,10 @@ class ProcessTrace:
         digests: bool = False,
         **extra: Any,
     ) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory = os.path.abspath(os.fspath(directory))
+        os.makedirs(self.directory, exist_ok=True)
         self.root = os.path.abspath(root or os.getcwd())
-        host, pid = socket.gethostname(), os.getpid()
+        host, pid = os.uname().nodename, os.getpid()
         self.pid = pid
         self.host = host
         self.name = name or f"{role}:{host}:{pid}"
@@ -158,7 +153,8 @@ class ProcessTrace:
         self._open_log(extra)
 
     def _open_log(self, extra: dict[str, Any]) -> None:
-        path = self.directory / f"{self.role}-{self.host}-{self.pid}-{uuid.uuid4().hex[:6]}.jsonl"
+        name = f"{self.role}-{self.host}-{self.pid}-{os.urandom(3).hex()}.jsonl"
+        path = os.path.join(self.directory, name)
         self.path = path
         self._out = open(path, "w", encoding="utf-8", buffering=1)
         self._write(
@@ -213,10 +209,11 @@ class ProcessTrace:
         """A process the start-up hook traced as a job's program turns out to be a script that
         traces itself (``import distea.autotrace``): it is logged as that role from here, its
         records so far kept (its log is rewritten under the new name)."""
-        with self._lock:
+        with self._lock, _termination_deferred():
             self._out.flush()
             old = self.path
-            lines = old.read_text(encoding="utf-8").splitlines(keepends=True)
+            with open(old, encoding="utf-8") as f:
+                lines = f.read().splitlines(keepends=True)
             head = json.loads(lines[0]) if lines else {}
             self.role = role
             self.job = job if role != "script" else job or self.job
@@ -228,7 +225,7 @@ class ProcessTrace:
             self._open_log(extra)
             for line in lines[1:]:
                 self._out.write(line)
-            old.unlink()
+            os.unlink(old)
             os.environ[ENV_PARENT] = self.name
             os.environ[ENV_JOB] = self.job or ""
         if getattr(self, "mode", "") == "instrument":
@@ -250,6 +247,10 @@ class ProcessTrace:
     def become_child(self, parent: str, parent_clock: int) -> None:
         """In a child forked from this traced process: start a trace of its own (its own
         log, records and lock), whose start happens after the parent's fork point."""
+        with _termination_deferred():
+            self._become_child(parent, parent_clock)
+
+    def _become_child(self, parent: str, parent_clock: int) -> None:
         self._lock = threading.RLock()
         self._in_context = threading.local()
         self.pid = os.getpid()
@@ -541,6 +542,7 @@ class ProcessTrace:
             and not any(part in filename for part in _EXCLUDED_PARTS)
             and not code.co_filename.startswith("<")
             and not filename.startswith(_OWN_DIR)
+            and not filename.startswith(self.directory + os.sep)
         )
         if wanted:
             module = os.path.relpath(filename, self.root)
@@ -575,6 +577,8 @@ class ProcessTrace:
 
     def _digest_call(self, code: CodeType, frame: FrameType) -> None:
         job = self.job or ""
+        import hashlib
+
         slot = self._digest.setdefault((code, job), [0, hashlib.blake2b(digest_size=16)])
         slot[0] += 1
         args = {k: frame.f_locals.get(k) for k in code.co_varnames[: code.co_argcount]}
@@ -673,13 +677,15 @@ class ProcessTrace:
         self._enter_running(sys._getframe(2))
 
     def wanted_file(self, filename: str) -> bool:
-        """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself)?"""
+        """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself,
+        not the trace folder's start-up hook)?"""
         full = os.path.abspath(filename)
         full = self._aliases.get(full, full)
         return (
             full.startswith(self.root + os.sep)
             and not any(part in full for part in _EXCLUDED_PARTS)
             and not full.startswith(_OWN_DIR)
+            and not full.startswith(self.directory + os.sep)
         )
 
     def module_name(self, filename: str) -> str:
@@ -989,7 +995,9 @@ class ProcessTrace:
             self._out.close()
 
 
-class _InstrumentingFinder(importlib.abc.MetaPathFinder):
+class _InstrumentingFinder:
+    # A meta path finder by protocol (importlib.abc would import importlib.resources and
+    # pathlib into every traced process: tens of milliseconds per child process).
     """Finds modules as usual; the workflow's own modules load with recording function bodies."""
 
     def __init__(self, trace: ProcessTrace) -> None:
@@ -1056,6 +1064,8 @@ def _stable(value: Any, depth: int = 0) -> str:
         return "{" + ",".join(sorted(_stable(v, depth + 1) for v in value)) + "}"
     tobytes = getattr(value, "tobytes", None)
     if callable(tobytes):
+        import hashlib
+
         try:
             return hashlib.blake2b(tobytes(), digest_size=8).hexdigest()
         except Exception:
@@ -1078,6 +1088,8 @@ class StateFingerprint:
         self.budget = budget
 
     def digest(self, roots: dict[str, Any]) -> Optional[str]:
+        import hashlib
+
         h = hashlib.blake2b(digest_size=16)
         self._left = self.budget
         self._seen: set[int] = set()
@@ -1380,18 +1392,19 @@ def start(
     directory = directory or os.environ.get(ENV_DIR)
     if not directory:
         return None
-    trace = ProcessTrace(
-        directory,
-        role,
-        root=os.environ.get(ENV_ROOT),
-        digests=os.environ.get(ENV_DIGESTS) == "1",
-        **fields,
-    )
-    for real, shown in (aliases or {}).items():
-        trace.alias(real, shown)
-    _ACTIVE = trace
-    _install_open_hook(trace)
-    _install_exit_hooks()
+    with _termination_deferred():  # a log without its exit handler would stay without records
+        trace = ProcessTrace(
+            directory,
+            role,
+            root=os.environ.get(ENV_ROOT),
+            digests=os.environ.get(ENV_DIGESTS) == "1",
+            **fields,
+        )
+        for real, shown in (aliases or {}).items():
+            trace.alias(real, shown)
+        _ACTIVE = trace
+        _install_open_hook(trace)
+        _install_exit_hooks()
     if role != "dag":  # Snakemake's own process names the job per command (see _snakemake)
         os.environ[ENV_PARENT] = trace.name
         os.environ.pop(ENV_PARENT_CLOCK, None)
@@ -1441,6 +1454,21 @@ def _dump_active() -> None:
         trace.dump()
 
 
+@contextmanager
+def _termination_deferred() -> Iterator[None]:
+    """SIGTERM waits while this process switches logs (a pool terminating a worker that is
+    just starting): its handler then writes the records to the new log, not a half-open one."""
+    try:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 _EXIT_HOOKS: list[Any] = []
 
 
@@ -1465,6 +1493,11 @@ def _install_exit_hooks() -> None:
         previous = signal.getsignal(signal.SIGTERM)
 
         def on_term(signum: int, frame: Any) -> None:
+            trace = _ACTIVE
+            if trace is not None and trace.pid == os.getpid() and trace._dumped:
+                # The process is already writing its records on its way out (os._exit,
+                # atexit): raising here would cut that short; it ends when they are written.
+                return
             _dump_active()
             if callable(previous):
                 previous(signum, frame)
@@ -1534,17 +1567,23 @@ _distea_child()
 
 def _hook_folder(trace: ProcessTrace) -> str:
     """The folder of the start-up hook (``sitecustomize.py``), written once per trace folder."""
-    folder = trace.directory / HOOK_FOLDER
-    target = folder / "sitecustomize.py"
+    folder = os.path.join(trace.directory, HOOK_FOLDER)
+    target = os.path.join(folder, "sitecustomize.py")
     try:
-        if not target.is_file() or target.read_text() != _HOOK_SOURCE:
-            folder.mkdir(parents=True, exist_ok=True)
-            partial = folder / f".sitecustomize.{os.getpid()}.tmp"
-            partial.write_text(_HOOK_SOURCE)
-            os.replace(partial, target)
+        with open(target, encoding="utf-8") as f:
+            current: Optional[str] = f.read()
     except OSError:
-        pass
-    return str(folder)
+        current = None
+    if current != _HOOK_SOURCE:
+        try:
+            os.makedirs(folder, exist_ok=True)
+            partial = os.path.join(folder, f".sitecustomize.{os.getpid()}.tmp")
+            with open(partial, "w", encoding="utf-8") as f:
+                f.write(_HOOK_SOURCE)
+            os.replace(partial, target)
+        except OSError:
+            pass
+    return folder
 
 
 def _hooked_pythonpath(trace: ProcessTrace, env: "Optional[MutableMapping[Any, Any]]") -> str:

@@ -153,16 +153,39 @@ class LogHandler(LogHandlerBase):
             stat = os.stat(path)
         except OSError:
             return [path, None]
-        if os.path.isdir(path):
-            names = sorted(os.listdir(path))
-            return [path, "dir:" + hashlib.blake2b("\0".join(names).encode()).hexdigest()[:32]]
+        if os.path.isdir(path):  # a directory() output: every file inside, by content
+            digest = hashlib.blake2b(digest_size=16)
+            budget = self.hash_limit
+            for folder, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    if name == ".snakemake_timestamp":  # Snakemake's marker, not content
+                        continue
+                    full = os.path.join(folder, name)
+                    digest.update(os.path.relpath(full, path).encode() + b"\0")
+                    budget = self._update(digest, full, budget)
+            return [path, "dir:" + digest.hexdigest()]
         if stat.st_size > self.hash_limit:
             return [path, f"stat:{stat.st_size}:{stat.st_mtime_ns}"]
         digest = hashlib.blake2b(digest_size=16)
-        with open(path, "rb") as f:
-            while chunk := f.read(_CHUNK):
-                digest.update(chunk)
+        self._update(digest, path, self.hash_limit)
         return [path, digest.hexdigest()]
+
+    @staticmethod
+    def _update(digest: Any, path: str, budget: int) -> int:
+        """Add a file's bytes (its size and mtime once ``budget`` bytes are spent); the rest."""
+        try:
+            stat = os.stat(path)
+            if stat.st_size > budget:
+                digest.update(f"stat:{stat.st_size}:{stat.st_mtime_ns}".encode())
+                return budget
+            with open(path, "rb") as f:
+                while chunk := f.read(_CHUNK):
+                    digest.update(chunk)
+            return budget - stat.st_size
+        except OSError:
+            digest.update(b"<unreadable>")
+            return budget
 
     def close(self) -> None:
         with self._write_lock:

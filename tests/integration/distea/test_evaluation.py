@@ -1,8 +1,9 @@
 """DISTEA on workflows it was not designed for (issue 15, part 6; issue 28), quick mode: every
 subject workflow really runs (sticky executor, Snakemake-level helpers, dispatch tables, a
 checkpoint's directory with child processes written from the docs alone, a tabular ETL with
-subprocesses and nested config), mutants really re-run; DISTEA must find every job and output that really changed (recall 1.0), and
-say so with a warning wherever its answer rests on a blind spot.
+subprocesses and nested config), mutants really re-run; DISTEA must find every job and
+output that really changed (recall 1.0), and say so with a warning wherever its answer rests
+on a blind spot.
 
 The full evaluation (every generated mutant, precision against static DAG descendants,
 Snakemake's own detection and MCov) is ``python bench/distea.py --only-evaluation``.

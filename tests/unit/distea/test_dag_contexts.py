@@ -109,7 +109,7 @@ def test_context_records(tmp_path):
     trace._leave("settings.a")
     trace.end_context(with_code, "r[o2]", to_end=True)
     trace.dump()
-    records = [json.loads(line) for line in trace.path.read_text().splitlines()]
+    records = [json.loads(line) for line in Path(trace.path).read_text().splitlines()]
     ctx = [r for r in records if r["k"] == "ctx"]
     assert [r["job"] for r in ctx] == ["r[o1]", "r[o2]"]
     module = next(r["c"] for r in records if r.get("f") == "Snakefile.<module>")
@@ -128,5 +128,5 @@ def test_untraced_bystander_reads_are_not_the_workflows(tmp_path):
     assert trace.workflow_code_reads_only
     assert not tracer._workflow_frame(trace)  # this test's frames are not under the root
     trace.dump()
-    header: dict[str, Any] = json.loads(trace.path.read_text().splitlines()[0])
+    header: dict[str, Any] = json.loads(Path(trace.path).read_text().splitlines()[0])
     assert "workflow_code_reads_only" not in header
