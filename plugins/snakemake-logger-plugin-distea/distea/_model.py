@@ -89,6 +89,9 @@ class Process:
     digests: list[tuple[str, str, int, str]] = field(default_factory=list)
     states: list["StateNote"] = field(default_factory=list)
     """A sticky worker's evidence, per request, of whether it changed its carried state."""
+    input_contexts: list[tuple[str, int]] = field(default_factory=list)
+    """Snakemake's process: (job, end clock) of each computation of a job's input in which
+    workflow code ran (an input function): it decided which jobs produce those inputs."""
     contexts: list[tuple[str, int, int, int, bool]] = field(default_factory=list)
     """Snakemake's process: (job, start, end, feed, feeds the job's end) of each computation
     done for a job."""

@@ -500,6 +500,18 @@ def build_order(trace: Trace) -> Order:
                         edges.append((f"job:{producer.key}#end", 0, p, clock, why))
                 else:
                     edges.append((f"job:{producer.key}#end", 0, f"job:{job.key}#start", 0, why))
+    # An input function decides which jobs produce a job's inputs: a change reaching it may
+    # add, drop or replace those jobs (a sample sheet's selection), so it reaches them.
+    for name, proc in procs.items():
+        for key, clock in proc.input_contexts:
+            chooser = jobs.get(key)
+            if chooser is None:
+                continue
+            for path, _ in chooser.inputs:
+                for producer in index.producers(path):
+                    if producer is not chooser:
+                        why = f"the input function of {key} chose {producer.key} (for {path})"
+                        edges.append((name, clock, f"job:{producer.key}#end", 0, why))
     # Reads the jobs did not declare (a folder listed, a file found by a glob): each traced
     # read of another job's output is an edge from that job's end, at the read.
     linked: set[tuple[str, str, int]] = set()

@@ -226,6 +226,8 @@ def _read_process(
                 a, b = r["c"]
                 to_end = r.get("to") == "end"
                 proc.contexts.append((str(r["job"]), int(a), int(b), int(r["f"]), to_end))
+                if r.get("w") == "input":
+                    proc.input_contexts.append((str(r["job"]), int(b)))
             else:
                 count -= 1
                 trace.warnings.append(f"{path}:{number}: record kind {kind!r} ignored here")

@@ -27,7 +27,8 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``ctx``    (v2) Snakemake's own process computed ``job``'s input/params/resources between
            clocks ``c`` [start, end] (functions in between ran for it); ``f``: the clock from
            which this process's history fed the job's start (its end with ``"to": "end"``:
-           the job's ``run:`` code ran there)
+           the job's ``run:`` code ran there); ``"w": "input"`` (v3): workflow code ran while
+           the job's input was expanded (an input function chose the jobs producing it)
 ``job``    logger: ``id``, ``rule``, ``wildcards``, ``input``/``output`` [[path, hash]], ``t``
 ``done``   logger: ``id``, ``output`` [[path, hash]], ``t``
 ``fail``   logger: ``id``, ``t``

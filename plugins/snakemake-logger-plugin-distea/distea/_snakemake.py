@@ -176,7 +176,7 @@ def _install(trace: "tracer.ProcessTrace") -> list[str]:
             try:
                 init(self, *args, **kwargs)
             finally:
-                trace.end_context(token, _key(self))
+                trace.end_context(token, _key(self), inputs=True)
 
         Job.__init__ = job_init  # type: ignore[method-assign]
     for name in _JOB_METHODS:

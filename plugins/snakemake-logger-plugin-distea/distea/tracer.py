@@ -461,7 +461,11 @@ class ProcessTrace:
             return self._tick_epoch(), self._code_epochs
 
     def end_context(
-        self, token: Optional[tuple[int, int]], job: Optional[str], to_end: bool = False
+        self,
+        token: Optional[tuple[int, int]],
+        job: Optional[str],
+        to_end: bool = False,
+        inputs: bool = False,
     ) -> None:
         """Close a context; a ``ctx`` record says which job it served and what fed that job.
 
@@ -470,7 +474,9 @@ class ProcessTrace:
         state the process built before), else the last clock at which workflow code ran
         outside any job context (what a context without code depends on: the Snakefile's
         top level, config). Normally the feed reaches the job's start (its input and params);
-        with ``to_end`` (the job's ``run:`` code itself ran here) its end.
+        with ``to_end`` (the job's ``run:`` code itself ran here) its end. With ``inputs``
+        (the context expanded the job's input) and workflow code having run in it, the record
+        says so (``"w": "input"``): that code decided which jobs produce the job's inputs.
         """
         self._in_context.depth -= 1
         if token is None:
@@ -487,6 +493,8 @@ class ProcessTrace:
                 record = {"k": "ctx", "job": job, "c": [start, end], "f": feed}
                 if to_end:
                     record["to"] = "end"
+                if inputs and ran:
+                    record["w"] = "input"
                 self._write(record)
                 if ran and self.snakefile_globals is not None:
                     self._note_dag_state(job, f"computing for {job}")

@@ -139,3 +139,27 @@ def test_the_snakefiles_top_level_reaches_every_job(logs):
     _dag(logs, False)
     result = analyse(logs.root, [Change.parse("func:Snakefile")])
     assert {j.name for j in result.jobs} == {"a[a.txt]", "b[b.txt]"}
+
+
+def test_an_input_function_reaches_the_jobs_it_chose_as_producers(logs):
+    """A sample sheet's selection in an input function decides which upstream jobs run: a
+    change reaching it reaches them (they may be dropped, added or replaced)."""
+    logs.logger([_job("prep", "p/s1.txt"), _job("prep", "p/s2.txt"), _job("other", "o.txt")]
+                + [_job("group", "g.txt", ["p/s1.txt", "p/s2.txt"])])  # fmt: skip
+    fn = logs.fn
+    records = [
+        {"k": "state", "c": 1, "job": None, "w": None, "e": "top level"},
+        {"k": "ctx", "job": "group[g.txt]", "c": [2, 5], "f": 5, "w": "input"},
+        fn("sheet.members", 3, 4),
+        {"k": "state", "c": 5, "job": "group[g.txt]", "w": False, "e": "unchanged"},
+        {"k": "ctx", "job": "other[o.txt]", "c": [6, 9], "f": 9},
+        fn("sheet.other", 7, 8),
+        {"k": "end", "c": 10},
+    ]
+    logs.process("dag", records, role="dag")
+    for i, key in enumerate(["prep[p/s1.txt]", "prep[p/s2.txt]", "other[o.txt]", "group[g.txt]"]):
+        logs.process(f"p{i}", [fn("lib.x", 1, 1), {"k": "end", "c": 2}], job=key)
+    result = analyse(logs.root, [Change.parse("func:sheet.members")])
+    assert {j.name for j in result.jobs} == {"group[g.txt]", "prep[p/s1.txt]", "prep[p/s2.txt]"}
+    chain = next(j.chain for j in result.jobs if j.name == "prep[p/s1.txt]")
+    assert any("input function of group[g.txt] chose prep[p/s1.txt]" in step for step in chain)
