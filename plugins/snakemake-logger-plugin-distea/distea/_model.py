@@ -80,6 +80,8 @@ class Process:
     recvs: list[Comm] = field(default_factory=list)
     opens: dict[str, int] = field(default_factory=dict)
     """Path -> clock of its first read in this process."""
+    writes: list[tuple[str, int]] = field(default_factory=list)
+    """(path, clock) of the first write of each file (per request for a worker)."""
     reads: list[tuple[str, int]] = field(default_factory=list)
     """Every logged read (a sticky worker logs the first read of each request)."""
     params: list[tuple[str, int, Optional[str]]] = field(default_factory=list)

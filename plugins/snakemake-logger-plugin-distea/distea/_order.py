@@ -344,6 +344,11 @@ class FileIndex:
         return found
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Is ``path`` inside ``folder`` ("" is the workflow directory)?"""
+    return not folder or path.startswith(folder + "/")
+
+
 def _clean(path: str) -> str:
     """A relative path as the logs compare them: no ``./``, no trailing ``/``."""
     path = path.replace("\\", "/")
@@ -530,6 +535,38 @@ def build_order(trace: Trace) -> Order:
                 what = "listed" if path.endswith("/") else "read"
                 why = f"{path} {what} by {label(name, clock)} holds output of {producer.key}"
                 edges.append((f"job:{producer.key}#end", 0, name, clock, why))
+
+    # Files written without being declared (a cache, a side file, an onstart: handler's):
+    # each later read of one (or a listing of its folder) by another process is an edge from
+    # the writing job's end (a process serving no job: from its write).
+    written: dict[str, list[tuple[str, int]]] = {}
+    for name, proc in procs.items():
+        for path, clock in proc.writes:
+            written.setdefault(_clean(path), []).append((name, clock))
+    if written:
+        for name, proc in procs.items():
+            for path, clock in proc.reads:
+                clean = "" if path in ("./", "/") else _clean(path)
+                if path.endswith("/"):
+                    hits = [w for p, ws in written.items() if _inside(p, clean) for w in ws]
+                else:
+                    hits = list(written.get(clean, ()))
+                reader = _serving(proc, clock)
+                for writer, wrote in hits:
+                    wproc = procs[writer]
+                    wjob = _serving(wproc, wrote)
+                    if writer == name and wrote >= clock:
+                        continue  # read before its own write: nothing passed
+                    if writer != name and wjob and wjob == reader:
+                        continue  # one job's own processes: its program order and ends
+                    # (within one process, across the requests or contexts that cut it apart)
+                    why = f"{path} written by {label(writer, wrote)}, read by {label(name, clock)}"
+                    if wjob and wjob in jobs:
+                        edges.append((f"job:{wjob}#end", 0, name, clock, why))
+                        if reader:
+                            kinds.setdefault((wjob, reader), "file")
+                    else:
+                        edges.append((writer, wrote, name, clock, why))
 
     # Child processes (forked, spawned, a job's subprocess): started after the parent's spawn
     # point (unknown: the parent's last clock for that job, which over-approximates).

@@ -205,8 +205,12 @@ def _read_process(
             elif kind == "cfgfile":
                 keys = r.get("keys") or {}
                 trace.config_files[str(r["p"])] = {str(k): str(v) for k, v in keys.items()}
+            elif kind == "write":
+                proc.writes.append((str(r["p"]), int(r["c"])))
             elif kind == "spawn":
                 argv = tuple(str(a) for a in (r.get("argv") or ()))
+                if r.get("python"):  # a script started by its path, whose #! runs Python
+                    argv = (*argv, "(#! python)")
                 proc.spawns.append((int(r["c"]), r.get("job"), argv))
             elif kind == "end":
                 proc.end = int(r["c"])

@@ -177,7 +177,14 @@ def source_points(
     elif change.kind == "param":
         _param_points(order, change, points, notes)
     elif change.kind == "file":
-        _file_points(order, change, workflow, points, notes)
+        path = normalise_path(change.name, trace.workdir)
+        if path.endswith((".py", ".smk")) or os.path.basename(path) == "Snakefile":
+            # A workflow source file: its code changed (every function in it, its body, and
+            # wherever it was read as data).
+            code = Change("func", _module_of_path(path))
+            _function_points(order, code, workflow, points, notes)
+        else:
+            _file_points(order, change, workflow, points, notes)
     elif change.kind == "config":
         _config_points(order, [change.name], points, notes)
     return points, notes
@@ -190,9 +197,22 @@ def _config_points(
     or of a key inside it (Snakemake's own process, scripts, workers, their children)."""
     trace = order.trace
     found = False
+    # A config file read as a file (yaml.safe_load(open("config.yaml"))) by workflow code:
+    # every key it holds.
+    files = {
+        path
+        for path, held in trace.config_files.items()
+        if any(_config.reaches(k, h) for k in keys for h in held)
+    }
     for name, proc in trace.processes.items():
         if name not in order.timelines:
             continue
+        for path in files:
+            clock = proc.opens.get(path)
+            if clock is not None:
+                found = True
+                where = order.label(name, clock)
+                points.append((name, clock, f"config file {path} (holding it) read in {where}"))
         for read, clock, _ in proc.config:
             hit = next((k for k in keys if _config.reaches(k, read)), None)
             if hit is not None:
@@ -246,7 +266,7 @@ def config_file_keys(order: Order, path: str) -> Optional[list[str]]:
     return _config.changed_keys(recorded, _config.flatten(now if now is not None else {}))
 
 
-_PYTHON_WORD = re.compile(r"(^|[\s/])python[0-9.]*(\s|$)")
+_PYTHON_WORD = re.compile(r"(^|[\s/(!])python[0-9.]*(\s|\)|$)")
 
 
 def _runs_python(argv: tuple[str, ...]) -> bool:
@@ -318,6 +338,15 @@ def _function_points(
 ) -> None:
     trace = order.trace
     ids = _matching_functions(trace, change.name)
+    if not ids and "." not in change.name:
+        # A bare function name (``get_scale``, defined in rules/common.smk): every traced
+        # function of that name, in whichever file defines it.
+        suffix = "." + change.name
+        ids = [i for f, i in trace.function_ids.items() if f.endswith(suffix)]
+        if ids:
+            names = sorted(f for f in trace.function_ids if f.endswith(suffix))
+            notes.append(f"{JUSTIFIED}{change.name} taken as {', '.join(names[:5])}")
+    _read_as_source(order, change, ids, points, notes)
     module = workflow.module_of(change.name) if workflow else None
     last = change.name.rsplit(".", 1)[-1]
     in_snakefile = workflow is not None and bool(
@@ -505,6 +534,44 @@ def _indirect(workflow: "Workflow", name: str) -> Optional[str]:
     return found
 
 
+def _read_as_source(
+    order: Order,
+    change: Change,
+    ids: list[int],
+    points: list[tuple[str, int, str]],
+    notes: list[str],
+) -> None:
+    """A workflow file read as data (``exec(open(f).read())``, ``runpy.run_path``) runs its
+    code without recording it: where the changed function's file was read so, it may have
+    run from that read on (a warning says so)."""
+    if ids:
+        return
+    found = []
+    for name, proc in order.trace.processes.items():
+        if name not in order.timelines:
+            continue
+        for path, clock in proc.opens.items():
+            if not path.endswith(".py"):
+                continue
+            module = _module_of_path(path)
+            if change.name == module or change.name.startswith(module + "."):
+                where = order.label(name, clock)
+                points.append((name, clock, f"{where} read {path} (its code may run unseen)"))
+                found.append(f"{where} read {path}")
+    if found:
+        notes.append(
+            f"{change}: its file was read as data and may have run outside the import system "
+            f"(exec, runpy), untraced; the processes that read it count from the read: "
+            f"{', '.join(found[:3])}"
+        )
+
+
+def _module_of_path(path: str) -> str:
+    """``wf/snip.py`` -> ``wf.snip`` (as the tracer names a workflow file's code)."""
+    name = path[:-3] if path.endswith(".py") else path
+    return name.replace("\\", "/").strip("/").replace("/", ".")
+
+
 def _matching_functions(trace: Trace, name: str) -> list[int]:
     """Ids of ``name`` itself, its nested functions, or every function of a module ``name``."""
     prefix = name + "."
@@ -633,6 +700,15 @@ def _file_points(
             continue
         opened = {normalise_path(p, workdir): c for p, c in proc.opens.items()}
         clock = opened.get(path)
+        # A listing of a folder holding the file (a glob, glob_wildcards): adding, removing
+        # or renaming it changes what the listing returned.
+        listed = [
+            (c, p) for p, c in proc.opens.items() if p.endswith("/") and _holds(p, path, workdir)
+        ]
+        if listed:
+            when, folder = min(listed)
+            where = order.label(name, when)
+            points.append((name, when, f"{where} listed {folder}, which holds {path}"))
         if clock is not None:
             points.append((name, clock, f"{order.label(name, clock)} read {path}"))
             # A worker with cut requests logs its first read in each request (same tracer
@@ -644,7 +720,9 @@ def _file_points(
     traced_readers = {p for p, _, _ in points}
     declared = False
     for key, job in trace.jobs.items():
-        if any(normalise_path(p, workdir) == path for p, _ in job.inputs):
+        if any(
+            normalise_path(p, workdir) == path or _holds(p, path, workdir) for p, _ in job.inputs
+        ):  # the file itself, or a folder input holding it
             declared = True
             executors = {p for p, _ in order.executor.get(key, [])}
             if not executors & traced_readers:
@@ -666,6 +744,26 @@ def _file_points(
                 "counts as impacted"
             )
             return
+    # Programs other than Python that traced jobs started (sort, awk, a compiled tool) read
+    # files DISTEA does not see: a job that started one may read it.
+    started: dict[str, list[str]] = {}
+    for proc in trace.processes.values():
+        for _, runner, argv in proc.spawns:
+            if runner and argv and argv != ("<fork>",) and not _runs_python(argv):
+                started.setdefault(runner, []).append(" ".join(argv)[:60])
+    if started and not points:
+        for key in sorted(started):
+            points.append(
+                (f"job:{key}#start", 0, f"job {key} ran {started[key][0]}, which may read it")
+            )
+        named = [k for k, argvs in started.items() if any(path in a for a in argvs)]
+        notes.append(
+            f"{change}: no traced code read {path}, but {len(started)} jobs ran programs DISTEA "
+            f"cannot trace, which may read it (they count as impacted"
+            f"{'; ' + ', '.join(named[:3]) + ' name it' if named else ''}): "
+            f"{', '.join(sorted(started)[:3])}{' ...' if len(started) > 3 else ''}"
+        )
+        return
     untraced = _untraced_jobs(order)
     if untraced and not points:
         for key in untraced:
@@ -679,6 +777,13 @@ def _file_points(
             f"{JUSTIFIED}no job read {path} (not a declared input, every job was traced, and "
             "the Snakefile does not name it)"
         )
+
+
+def _holds(folder: str, path: str, workdir: Optional[str]) -> bool:
+    """Is ``path`` inside ``folder`` (a listing ``dir/``, or a declared folder input)?"""
+    base = folder.rstrip("/")
+    base = "" if base in ("", ".") else normalise_path(base, workdir)
+    return bool(path) and path != base and (not base or path.startswith(base + "/"))
 
 
 def _contexts(proc: Process) -> tuple[np.ndarray, list[str]]:

@@ -15,6 +15,7 @@ Record kinds after the header (short keys keep million-event logs small and fast
 ``digest`` ``f`` function, ``job`` job key, ``n`` calls, ``h`` digest of (args, return) values
 ``state``  ``c`` clock, ``job`` the request, ``w`` whether the worker's carried state changed
            during it (true/false/null: unknown), ``e`` the evidence (sticky workers)
+``write``  (v3) ``p`` path written (first write per request), ``c``, ``job``
 ``cfg``    (v3) ``n`` config key path read (``model.alpha``; ``model.*``: the whole mapping),
            ``c``, ``job``
 ``cfgfile`` (v3) ``p`` a config file Snakemake loaded, ``keys`` its leaf key paths -> digests
@@ -57,6 +58,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "end": ("c",),
     "spawn": ("c",),
     "cfg": ("n", "c"),
+    "write": ("p", "c"),
     "cfgfile": ("p",),
     "ctx": ("job", "c", "f"),
     "job": ("id", "rule"),

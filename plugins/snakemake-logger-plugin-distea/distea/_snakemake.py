@@ -232,6 +232,7 @@ def _record_config(trace: "tracer.ProcessTrace", workflow_module: Any) -> list[s
         if trace.snakefile_globals is None and trace.role == ROLE:  # state noted per context
             vanilla = frozenset(getattr(self, "vanilla_globals", None) or ())
             trace.snakefile_globals = (self.globals, vanilla)
+            trace.snakefile_rules = lambda: getattr(self, "rules", ())
         recorded(self)
         try:
             return include(self, *args, **kwargs)

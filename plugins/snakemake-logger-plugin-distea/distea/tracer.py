@@ -44,6 +44,7 @@ import json
 import os
 import re
 import signal
+import stat as stat_module
 import sys
 import threading
 from collections.abc import Iterator, Mapping, MutableMapping
@@ -78,6 +79,18 @@ HOOK_FOLDER = ".hook"
 COMPLETE_MODES = frozenset({"settrace", "monitoring", "instrument"})
 """Tracer mechanisms that see every call of a workflow function, however it is reached."""
 
+_REAL_STAT = os.stat
+"""``os.stat`` before the watch (:func:`_install_stat_watch`): DISTEA's own checks."""
+
+
+def _kind(path: str) -> int:
+    """The mode bits of ``path`` (0 when it does not exist), read without being logged."""
+    try:
+        return _REAL_STAT(path).st_mode
+    except (OSError, ValueError):
+        return 0
+
+
 _EXCLUDED_PARTS = ("site-packages", "dist-packages", "/.venv/", "/.snakemake/", "/venv/")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -110,6 +123,12 @@ class ProcessTrace:
         self.directory = os.path.abspath(os.fspath(directory))
         os.makedirs(self.directory, exist_ok=True)
         self.root = os.path.abspath(root or os.getcwd())
+        marker = os.sep + os.path.join(".snakemake", "shadow") + os.sep
+        self.shadow: Optional[str] = None
+        """A job run in a shadow directory (``shadow:``): its paths are the workflow's."""
+        if marker in self.root + os.sep:
+            self.shadow = self.root
+            self.root = self.root[: (self.root + os.sep).index(marker)]
         host, pid = os.uname().nodename, os.getpid()
         self.pid = pid
         self.host = host
@@ -145,6 +164,8 @@ class ProcessTrace:
         """Latest feed written per (job, to_end): an earlier feed adds no reachability."""
         self._config_seen: set[tuple[str, str, int]] = set()
         self._last_tick = 0
+        self.snakefile_rules: Any = tuple
+        """Snakemake's process: the workflow's rules (set by :mod:`distea._snakemake`)."""
         self.snakefile_globals: Optional[tuple[dict[str, Any], frozenset[str]]] = None
         """Snakemake's process: the Snakefile's globals and the names Snakemake put there
         (set by :mod:`distea._snakemake`); its state is then noted per job context."""
@@ -183,6 +204,8 @@ class ProcessTrace:
         with self._lock:
             clock = self._tick_epoch()
             record = {"k": "spawn", "c": clock, "job": job or self.job, "argv": words[:8]}
+            if words and _python_script(words[0]):
+                record["python"] = True  # a script run through its #! line
             self._write(record)
             return clock
 
@@ -353,7 +376,7 @@ class ProcessTrace:
         digest is compared with the one taken after the previous request, or after a template
         build in this one.
         """
-        digest = StateFingerprint().digest(self._state_roots(states))
+        digest = self._state_digest_now(self._state_roots(states))
         previous = getattr(self, "_state_digest", None)
         self._state_digest = digest
         if digest is None or previous is None:
@@ -368,12 +391,12 @@ class ProcessTrace:
     def state_built(self, template: str, states: dict[str, Any]) -> None:
         """A template's state was just built (a write of the carried state, at this clock)."""
         self.note_state(self.job, True, f"template {template}'s state was built")
-        self._state_digest = StateFingerprint().digest(self._state_roots(states))
+        self._state_digest = self._state_digest_now(self._state_roots(states))
 
     def begin_state(self, states: dict[str, Any]) -> None:
         """Digest the carried state once before a worker's first request."""
         if not hasattr(self, "_state_digest"):
-            self._state_digest = StateFingerprint().digest(self._state_roots(states))
+            self._state_digest = self._state_digest_now(self._state_roots(states))
 
     def _state_roots(self, states: dict[str, Any]) -> dict[str, Any]:
         roots: dict[str, Any] = {f"template:{k}": v for k, v in states.items()}
@@ -458,6 +481,10 @@ class ProcessTrace:
                 self._outside = self.clock
                 if self.snakefile_globals is not None:
                     self._note_dag_state(None, "workflow code outside any job's context")
+            if self.snakefile_globals is not None:
+                # Contexts are cut apart (state evidence): each logs its own first reads, as a
+                # worker's requests do (a file written in one and read in another).
+                self._opened.clear()
             return self._tick_epoch(), self._code_epochs
 
     def end_context(
@@ -503,7 +530,7 @@ class ProcessTrace:
         """Snakemake's process: whether the workflow's state (its modules' globals, the
         Snakefile's own globals and config) changed since the last note, as evidence that a
         change reaching one job's computation does, or does not, carry to later jobs'."""
-        digest = StateFingerprint().digest(self._dag_state_roots())
+        digest = self._state_digest_now(self._dag_state_roots())
         previous = getattr(self, "_state_digest", None)
         self._state_digest = digest
         if digest is None or previous is None:
@@ -524,7 +551,24 @@ class ProcessTrace:
             and not isinstance(v, ModuleType)
             and not type(v).__module__.startswith("snakemake")
         }
+        # What the rules hold: input functions, params and resources callables (a memo in a
+        # closure made by a factory: ``params: v=make_lookup("table.tsv")``).
+        held: dict[str, Any] = {}
+        for rule in list(self.snakefile_rules()):
+            try:
+                held[str(rule.name)] = (
+                    list(rule.input), list(rule.params), dict(rule.resources or {}),
+                )  # fmt: skip
+            except Exception:  # an unusual rule: its callables are unknown
+                held[str(rule.name)] = None
+        roots["rules"] = held
         return roots
+
+    def _state_digest_now(self, roots: dict[str, Any]) -> Optional[str]:
+        modules = {m.__name__ for m in self.workflow_modules()}
+        if self.snakefile_globals is not None:  # the Snakefile's classes
+            modules.add(str(self.snakefile_globals[0].get("__name__")))
+        return StateFingerprint(classes=frozenset(modules)).digest(roots)
 
     def note_open(self, path: str) -> None:
         """First read of a data file in this process (file write -> read edges land here)."""
@@ -537,13 +581,26 @@ class ProcessTrace:
             self._changing -= 1
             self._write({"k": "open", "p": path, "c": clock})
 
+    def note_write(self, path: str) -> None:
+        """First write of a file in this process (per request for a worker): a file a job
+        writes without declaring it (a cache, a side file) is an edge to its later readers."""
+        with self._lock:
+            key = "\0w:" + path
+            if key in self._opened:
+                return
+            self._opened.add(key)
+            self._unmute()
+            self.clock = clock = self.clock + 1
+            self._changing -= 1
+            self._write({"k": "write", "p": path, "c": clock, "job": self.job})
+
     # ------------------------------------------------------------------ functions
     def alias(self, real_file: str, shown_file: str) -> None:
         """Report code of ``real_file`` under ``shown_file`` (Snakemake's temporary script)."""
         self._aliases[os.path.abspath(real_file)] = os.path.abspath(shown_file)
 
     def _decide(self, code: CodeType) -> bool:
-        filename = os.path.abspath(code.co_filename)
+        filename = self.workflow_path(os.path.abspath(code.co_filename))
         filename = self._aliases.get(filename, filename)
         wanted = (
             filename.startswith(self.root + os.sep)
@@ -684,10 +741,17 @@ class ProcessTrace:
         self._bodies: list[Any] = []
         self._enter_running(sys._getframe(2))
 
+    def workflow_path(self, full: str) -> str:
+        """An absolute path as the workflow knows it (a shadow directory's path mapped back)."""
+        shadow = self.shadow
+        if shadow is not None and full.startswith(shadow + os.sep):
+            return os.path.join(self.root, full[len(shadow) + 1 :])
+        return full
+
     def wanted_file(self, filename: str) -> bool:
         """Is ``filename`` workflow code (under the root, not a library, not DISTEA itself,
         not the trace folder's start-up hook)?"""
-        full = os.path.abspath(filename)
+        full = self.workflow_path(os.path.abspath(filename))
         full = self._aliases.get(full, full)
         return (
             full.startswith(self.root + os.sep)
@@ -698,7 +762,7 @@ class ProcessTrace:
 
     def module_name(self, filename: str) -> str:
         """Report name of a workflow file: its path from the root, dotted, without ``.py``."""
-        full = os.path.abspath(filename)
+        full = self.workflow_path(os.path.abspath(filename))
         full = self._aliases.get(full, full)
         return _instrument.module_name(os.path.relpath(full, self.root))
 
@@ -1019,8 +1083,8 @@ class _InstrumentingFinder:
             places = [os.path.abspath(p or ".") for p in sys.path if isinstance(p, str)]
             places = [p for p in places if p == root or p.startswith(root + os.sep)]
             if not any(
-                os.path.exists(os.path.join(p, head + ".py"))
-                or os.path.isdir(os.path.join(p, head))
+                _kind(os.path.join(p, head + ".py"))
+                or stat_module.S_ISDIR(_kind(os.path.join(p, head)))
                 for p in places
             ):
                 return None
@@ -1092,8 +1156,10 @@ class StateFingerprint:
     budget) makes the digest ``None``: unknown, which the analysis counts as "changed".
     """
 
-    def __init__(self, budget: int = 200_000) -> None:
+    def __init__(self, budget: int = 200_000, classes: "frozenset[str]" = frozenset()) -> None:
         self.budget = budget
+        self.classes = classes
+        """Modules whose classes are digested by their attributes (the workflow's own)."""
 
     def digest(self, roots: dict[str, Any]) -> Optional[str]:
         import hashlib
@@ -1103,6 +1169,9 @@ class StateFingerprint:
         self._seen: set[int] = set()
         try:
             for name in sorted(roots):
+                # Each root on its own: an object two roots share is digested in both, so a
+                # root appearing (a module imported by a request) changes only its own part.
+                self._seen = set()
                 h.update(name.encode() + b"=")
                 self._walk(roots[name], h)
         except _Unreadable:
@@ -1110,13 +1179,9 @@ class StateFingerprint:
         return h.hexdigest()
 
     def _walk_code(self, code: CodeType, h: Any) -> None:
-        h.update(code.co_code)
-        h.update(repr(code.co_names).encode())
-        for const in code.co_consts:
-            if isinstance(const, CodeType):
-                self._walk_code(const, h)
-            else:
-                h.update(repr(const).encode() + b";")
+        # Which code, not its bytes: the tracer itself swaps a function's code for recording
+        # code (instrument mode), which is no change of the state the function carries.
+        h.update(f"{code.co_filename}:{code.co_firstlineno}:{code.co_qualname};".encode())
 
     def _walk(self, value: Any, h: Any) -> None:
         self._left -= 1
@@ -1124,6 +1189,23 @@ class StateFingerprint:
             raise _Unreadable
         if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
             h.update(repr(value).encode() + b";")
+            return
+        if (
+            isinstance(value, type)
+            and value.__module__ in self.classes
+            and id(value) not in self._seen
+        ):
+            # A class of the workflow's own code: its attributes are state (a class-level cache)
+            self._seen.add(id(value))
+            h.update(f"<class {value.__qualname__}>".encode())
+            members = {k: v for k, v in vars(value).items() if not k.startswith("__")}
+            self._walk(members, h)
+            return
+        if isinstance(value, (staticmethod, classmethod)):
+            self._walk(value.__func__, h)
+            return
+        if isinstance(value, property):
+            self._walk((value.fget, value.fset, value.fdel), h)
             return
         if (
             isinstance(value, (ModuleType, type))
@@ -1160,7 +1242,7 @@ class StateFingerprint:
         if callable(cache_info):  # functools.lru_cache: its hits are state, its code is not
             h.update(repr(cache_info()).encode())
             return
-        if isinstance(value, FunctionType):  # by content: code, defaults, closure, attributes
+        if isinstance(value, FunctionType):  # which code, its defaults, closure, attributes
             h.update(f"<fn {value.__qualname__}>".encode())
             self._walk_code(value.__code__, h)
             self._walk(value.__defaults__, h)
@@ -1412,6 +1494,7 @@ def start(
             trace.alias(real, shown)
         _ACTIVE = trace
         _install_open_hook(trace)
+        _install_stat_watch(trace)
         _install_exit_hooks()
     if role != "dag":  # Snakemake's own process names the job per command (see _snakemake)
         os.environ[ENV_PARENT] = trace.name
@@ -1616,7 +1699,10 @@ def _workflow_frame(trace: ProcessTrace, depth: int = 2) -> bool:
     while the Snakefile runs (a ``rule`` decorator reading the Snakefile's lines) are not
     the workflow's.
     """
-    frame: Optional[FrameType] = sys._getframe(depth)
+    try:
+        frame: Optional[FrameType] = sys._getframe(depth)
+    except ValueError:  # raised from C code with no Python caller
+        return False
     wanted, decide = trace._wanted, trace._decide
     side = _snakemake_side()
     while frame is not None:
@@ -1631,6 +1717,60 @@ def _workflow_frame(trace: ProcessTrace, depth: int = 2) -> bool:
     return False
 
 
+def _workflow_on_stack(trace: ProcessTrace) -> bool:
+    """Is workflow code anywhere on the stack (a listing Snakemake makes for it)?"""
+    try:
+        frame: Optional[FrameType] = sys._getframe(2)
+    except ValueError:  # raised from C code with no Python caller
+        return False
+    wanted, decide = trace._wanted, trace._decide
+    while frame is not None:
+        ok = wanted.get(frame.f_code)
+        if ok is None:
+            ok = decide(frame.f_code)
+        if ok:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _install_stat_watch(trace: ProcessTrace) -> None:
+    """``os.stat``/``os.lstat`` (``os.path.exists``, ``Path.exists``, ``isfile``): whether a
+    file of the workflow exists is read too (an optional input, a cache check); logged as a
+    read of it (also when it does not exist: creating it later is a change)."""
+    if getattr(os.stat, "_distea", False):
+        return
+    root = trace.root + os.sep
+
+    def watched(real: Any) -> Any:
+        @functools.wraps(real)
+        def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+            active = _ACTIVE
+            if active is not None and not active._dumped and kwargs.get("dir_fd") is None:
+                try:
+                    if isinstance(path, (str, bytes, os.PathLike)):
+                        full = active.workflow_path(os.path.abspath(os.fsdecode(path)))
+                        if (
+                            full.startswith(root)
+                            and not full.endswith((".py", ".pyc"))
+                            and not full.startswith(active.directory)
+                        ):
+                            relative = full[len(root) :]
+                            if not relative.startswith(".snakemake") and (
+                                not active.workflow_code_reads_only or _workflow_frame(active)
+                            ):
+                                active.note_open(relative)
+                except Exception:  # never let the watch change what stat does
+                    pass
+            return real(path, *args, **kwargs)
+
+        stat._distea = True  # type: ignore[attr-defined]
+        return stat
+
+    os.stat = watched(os.stat)  # type: ignore[assignment]
+    os.lstat = watched(os.lstat)  # type: ignore[assignment]
+
+
 def _snakemake_side() -> tuple[str, ...]:
     """File name prefixes of Snakemake, its plugin packages and this project's plugins."""
     ours = os.path.dirname(_OWN_DIR.rstrip(os.sep)) + os.sep
@@ -1640,6 +1780,27 @@ def _snakemake_side() -> tuple[str, ...]:
         return (ours,)
     # ".../site-packages/snakemake" also prefixes snakemake_interface_*, snakemake_*_plugin_*.
     return (os.path.dirname(os.path.dirname(where)) + os.sep + "snakemake", ours)
+
+
+def _caller_file() -> str:
+    """The file of the Python code that raised the audit event ("" when C code did, e.g. the
+    interpreter printing a traceback's source lines)."""
+    try:
+        return sys._getframe(2).f_code.co_filename
+    except ValueError:
+        return ""
+
+
+def _python_script(program: str) -> bool:
+    """Is ``program`` a file whose ``#!`` line runs Python (started by its path)?"""
+    if os.sep not in program or not stat_module.S_ISREG(_kind(program)):
+        return False
+    try:
+        with open(program, "rb") as f:
+            first = f.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
 
 
 _SPAWNS = {
@@ -1714,6 +1875,7 @@ def _spawned(trace: ProcessTrace, event: str, args: tuple[Any, ...]) -> None:
 
 def _install_open_hook(trace: ProcessTrace) -> None:
     root = trace.root + os.sep
+    own = trace.directory + os.sep  # the trace folder: DISTEA's own files
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event in _SPAWNS:
@@ -1730,10 +1892,10 @@ def _install_open_hook(trace: ProcessTrace) -> None:
                 folder = os.fsdecode(folder)
             if not isinstance(folder, str):
                 return  # a file descriptor
-            if sys._getframe(1).f_code.co_filename.startswith("<frozen"):
+            if _caller_file().startswith("<frozen importlib"):
                 return  # the import system looking for modules
-            full = os.path.abspath(folder)
-            if full == trace.root:
+            full = trace.workflow_path(os.path.abspath(folder))
+            if full == trace.root or full == trace.shadow:
                 relative = ""
             elif full.startswith(root):
                 relative = full[len(root) :]
@@ -1741,28 +1903,48 @@ def _install_open_hook(trace: ProcessTrace) -> None:
                 return
             if relative.startswith(".snakemake") or "__pycache__" in relative:
                 return
-            if trace.workflow_code_reads_only and not _workflow_frame(trace):
+            # Snakemake's process: a listing made for workflow code (glob_wildcards, expand
+            # over a folder), however deep in Snakemake's own helpers.
+            if trace.workflow_code_reads_only and not _workflow_on_stack(trace):
                 return
             trace.note_open(listing_path(relative))
             return
+        if event == "sqlite3.connect":  # a database file read by sqlite's C code
+            event, args = "open", (args[0] if args else None, "r", None)
         if event != "open" or _ACTIVE is not trace or trace._dumped:
             return
         path, mode, flags = args
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
         if not isinstance(path, str):
             return
         if mode is not None:
-            if "r" not in mode or "+" in mode:
-                return
-        elif flags is None or flags & 3 != os.O_RDONLY:
+            writes = any(c in mode for c in "wax+")
+            reads = "r" in mode or "+" in mode
+        elif flags is not None:
+            access = flags & 3
+            writes = access != os.O_RDONLY
+            reads = access != os.O_WRONLY
+        else:
             return
-        full = os.path.abspath(path)
-        if not full.startswith(root) or full.endswith((".py", ".pyc")):
+        full = trace.workflow_path(os.path.abspath(path))
+        if not full.startswith(root) or full.endswith(".pyc") or full.startswith(own):
             return
+        if _caller_file().startswith(_OWN_DIR):
+            return  # DISTEA reading a module to instrument it, writing its logs
         relative = full[len(root) :]
         if relative.startswith(".snakemake") or "__pycache__" in relative:
             return
+        if full.endswith(".py"):
+            # The import system reads modules for itself (their code records itself); a
+            # workflow's .py read otherwise (exec of its text, runpy) is data like any file.
+            if writes or _caller_file().startswith("<frozen importlib"):
+                return
         if trace.workflow_code_reads_only and not _workflow_frame(trace):
             return  # Snakemake's own reads (the Snakefile, hashing, checks) are not the workflow's
-        trace.note_open(relative)
+        if reads:
+            trace.note_open(relative)
+        if writes:
+            trace.note_write(relative)
 
     sys.addaudithook(hook)

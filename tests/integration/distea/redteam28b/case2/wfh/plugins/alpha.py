@@ -1,0 +1,2 @@
+def compute():
+    return "alpha-1"

@@ -1,0 +1,10 @@
+def g():
+    return "g-1"
+
+
+def h(lines):
+    return "|".join(lines)
+
+
+def k(lines):
+    return "+".join(lines)

@@ -1,0 +1,2 @@
+def snip(x):
+    return x + 100

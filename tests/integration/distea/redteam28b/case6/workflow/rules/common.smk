@@ -1,0 +1,2 @@
+def get_scale(wildcards):
+    return config["scales"][wildcards.s] * 2

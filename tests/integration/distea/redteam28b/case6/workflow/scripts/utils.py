@@ -1,0 +1,2 @@
+def fmt(lines, scale):
+    return ",".join(line * scale for line in lines)
