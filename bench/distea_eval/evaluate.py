@@ -303,6 +303,7 @@ def _one(prep: _Prepared, index: int, quick: bool, digests: bool, log: Any) -> d
     }
     if not quick:
         jobs["snakemake"] = {producers[p] for p in listed if p in producers}
+    row["truth"] = {level: sorted(gt[level]) for level in LEVELS}  # for rescore()
     row["warnings"] = len(ours.warnings)
     row["warning_text"] = ours.warnings[:3]
     row["inert"] = not gt["job"]
@@ -320,6 +321,45 @@ def _one(prep: _Prepared, index: int, quick: bool, digests: bool, log: Any) -> d
         f"warnings {row['warnings']}"
     )
     return row
+
+
+def rescore(result: dict[str, Any], work: Path) -> int:
+    """DISTEA's answers again, from each subject's base logs under ``work``, against the
+    ground truth the rows stored (after a change to the analysis only: no workflow re-runs).
+    Rows without a stored truth are kept unless their truth is known (nothing predicted:
+    the missed jobs are the truth). Returns the number of rows re-scored."""
+    done = 0
+    for subject in result["subjects"]:
+        traces = work / subject["subject"] / "base" / "traces"
+        if not traces.is_dir():
+            continue
+        trace = read_logs(traces)
+        order = build_order(trace)
+        for row in subject["per_mutant"]:
+            if row.get("crashed"):
+                continue
+            truth = row.get("truth")
+            cell = row["tools"]["distea"]["job"]
+            if truth is None and cell["predicted"] == 0:
+                jobs = set(cell["missed"])
+                truth = {"job": sorted(jobs), "output": sorted(
+                    p for k in jobs if k in trace.jobs for p, _ in trace.jobs[k].outputs
+                )}  # fmt: skip
+            if truth is None:
+                continue
+            ours = impact(order, [Change.parse(c) for c in row["changes"]], explain=False)
+            predicted = {i.name for i in ours.jobs}
+            outputs = {p for k in predicted for p, _ in trace.jobs[k].outputs}
+            row["tools"]["distea"] = {
+                "job": scores(predicted, set(truth["job"])),
+                "output": scores(outputs, set(truth["output"])),
+            }
+            row["warnings"] = len(ours.warnings)
+            row["warning_text"] = ours.warnings[:3]
+            row["rescored"] = True
+            done += 1
+        subject["summary"] = summarise([r for r in subject["per_mutant"]])
+    return done
 
 
 def _report(prep: _Prepared) -> dict[str, Any]:

@@ -634,12 +634,18 @@ def _param_points(
     for key, job in trace.jobs.items():
         if rule and job.rule != rule:
             continue
+        # Parameter reads are recorded where a job's ``snakemake`` object is watched: a
+        # script, a sticky request. A shell: command or run: block uses them through
+        # Snakemake (formatting the command), unrecorded, even when its programs are traced.
+        watched = any(
+            trace.processes[p].role in ("script", "worker") for p, _ in order.executor.get(key, [])
+        )
         if key in read:
             name, clock = read[key]
             how = "read params" if key in whole else f"read params.{param}"
             points.append((name, clock, f"job {job.key} {how}"))
-        elif key not in order.executor and job.outputs and (rule or param in job.wildcards):
-            # Untraced job: it may use the parameter anywhere (shell command, run: block).
+        elif not watched and job.outputs and (rule or param in job.wildcards):
+            # It may use the parameter anywhere (shell command, run: block).
             points.append((f"job:{key}#start", 0, f"job {job.key} (untraced) may use {param}"))
             untraced.append(key)
     if whole:
@@ -649,8 +655,8 @@ def _param_points(
         )
     if untraced:
         notes.append(
-            f"{change}: {len(untraced)} jobs of rule {rule} were not traced; they count as "
-            "reading it"
+            f"{change}: {len(untraced)} jobs of rule {rule} use their params where no read is "
+            "recorded (untraced, or a shell: command or run: block); they count as reading it"
         )
     if not points:
         notes.append(

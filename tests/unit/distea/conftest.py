@@ -14,8 +14,8 @@ class LogDir:
         self.root = root
 
     def process(self, name: str, records: list[dict[str, Any]], **head: Any) -> Path:
-        header = {"distea": 1, "k": "header", "source": "tracer", "process": name, **head}
         head.setdefault("role", "script")
+        header = {"distea": 1, "k": "header", "source": "tracer", "process": name, **head}
         return self._write(f"{name.replace(':', '_')}.jsonl", [header, *records])
 
     def logger(self, jobs: list[dict[str, Any]], **head: Any) -> Path:
