@@ -302,7 +302,7 @@ def _last_clock_for(proc: "Process", job: Optional[str]) -> int:
     """The last clock at which ``proc`` served ``job`` (a worker's reply for it), else its
     last clock at all."""
     if job and proc.role == "worker":
-        replies = [c.clock for c in proc.sends if c.job == job and c.peer != "child"]
+        replies = [c.clock for c in proc.sends if c.job == job]
         if replies:
             return max(replies)
     return proc.last_clock

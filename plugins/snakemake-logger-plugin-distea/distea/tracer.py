@@ -297,6 +297,13 @@ class ProcessTrace:
     def _write(self, record: dict[str, Any]) -> None:
         self._out.write(json.dumps(record, separators=(",", ":")) + "\n")
 
+    def _event(self, record: dict[str, Any]) -> None:
+        """Log an event that takes a clock tick of its own (``c``, set here), under the lock."""
+        self._unmute()
+        self.clock = clock = self.clock + 1
+        self._changing -= 1
+        self._write({**record, "c": clock})
+
     def _unmute(self) -> None:
         """The clock is about to change: the events monitoring mode DISABLEd must fire again.
 
@@ -353,20 +360,13 @@ class ProcessTrace:
     def note_template(self, name: str) -> None:
         """A sticky template's state starts building here (the source of a template change)."""
         with self._lock:
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            self._write({"k": "tmpl", "n": name, "c": clock})
+            self._event({"k": "tmpl", "n": name})
 
     def note_state(self, job: Optional[str], written: Optional[bool], evidence: str) -> None:
         """Whether the carried state of this (sticky worker) process changed while serving
         ``job``: the evidence that a change can, or cannot, reach the next job it serves."""
         with self._lock:
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            record = {"k": "state", "c": clock, "job": job, "w": written, "e": evidence}
-            self._write(record)
+            self._event({"k": "state", "job": job, "w": written, "e": evidence})
 
     def check_state(self, job: Optional[str], states: dict[str, Any]) -> None:
         """After a sticky worker served ``job``: note whether its carried state changed.
@@ -438,10 +438,7 @@ class ProcessTrace:
             if (name, job or "") in self._params:
                 return
             self._params.add((name, job or ""))
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            self._write({"k": "param", "n": name, "c": clock, "job": job})
+            self._event({"k": "param", "n": name, "job": job})
 
     def note_config(self, path: str) -> None:
         """Code read config key ``path`` (dotted; ``model.*``: the whole ``model`` mapping)."""
@@ -451,10 +448,7 @@ class ProcessTrace:
                 return
             self._config_seen.add(key)
             self._code_epochs += 1  # a read inside a job's context feeds the job from here
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            self._write({"k": "cfg", "n": path, "c": clock, "job": self.job})
+            self._event({"k": "cfg", "n": path, "job": self.job})
 
     def note_configfile(self, path: str, keys: dict[str, str]) -> None:
         """Snakemake loaded a config file: its leaf keys and their value digests (a later
@@ -576,10 +570,7 @@ class ProcessTrace:
             if path in self._opened:
                 return
             self._opened.add(path)
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            self._write({"k": "open", "p": path, "c": clock})
+            self._event({"k": "open", "p": path})
 
     def note_write(self, path: str) -> None:
         """First write of a file in this process (per request for a worker): a file a job
@@ -589,10 +580,7 @@ class ProcessTrace:
             if key in self._opened:
                 return
             self._opened.add(key)
-            self._unmute()
-            self.clock = clock = self.clock + 1
-            self._changing -= 1
-            self._write({"k": "write", "p": path, "c": clock, "job": self.job})
+            self._event({"k": "write", "p": path, "job": self.job})
 
     # ------------------------------------------------------------------ functions
     def alias(self, real_file: str, shown_file: str) -> None:
@@ -1656,9 +1644,16 @@ _distea_child()
 '''
 
 
+_HOOKS_WRITTEN: set[str] = set()
+
+
 def _hook_folder(trace: ProcessTrace) -> str:
-    """The folder of the start-up hook (``sitecustomize.py``), written once per trace folder."""
+    """The folder of the start-up hook (``sitecustomize.py``), checked and written once per
+    trace folder and process (programs start often; the file does not change)."""
     folder = os.path.join(trace.directory, HOOK_FOLDER)
+    if folder in _HOOKS_WRITTEN:
+        return folder
+    _HOOKS_WRITTEN.add(folder)
     target = os.path.join(folder, "sitecustomize.py")
     try:
         with open(target, encoding="utf-8") as f:
