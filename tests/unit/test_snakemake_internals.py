@@ -232,3 +232,76 @@ def test_the_adapters_exist_and_do_use_internals():
     """The allow-list names real files that really need it (a stale entry would hide one)."""
     for relative in ADAPTERS:
         assert internal_uses((PLUGINS / relative).read_text(encoding="utf-8")), relative
+
+
+# ---- the scheduler's wake-ups (compat.Wakeups) ---------------------------------------------
+
+
+def _scheduler(free: int, queued: bool = False):
+    """A stand-in with what Wakeups uses of Snakemake's JobScheduler (the real one's rate
+    limiter: ``get_free_jobs``; its semaphore)."""
+    import threading
+
+    limiter = SimpleNamespace(get_free_jobs=lambda: free, timespan=1)
+    dag = SimpleNamespace(has_unfinished_queue_input_jobs=lambda: queued)
+    return SimpleNamespace(
+        job_rate_limiter=limiter,
+        workflow=SimpleNamespace(dag=dag),
+        _open_jobs=threading.Semaphore(0),
+        _schedule_reevalutation=None,
+    )
+
+
+def test_no_wake_up_while_the_rate_limit_has_room():
+    scheduler = _scheduler(free=5)
+    assert compat.quiet_wakeups(SimpleNamespace(scheduler=scheduler))
+    scheduler._schedule_reevalutation(0.01)
+    assert not scheduler._open_jobs.acquire(timeout=0.2)  # a job's end wakes it instead
+
+
+@pytest.mark.parametrize("free, queued", [(0, False), (3, True)])
+def test_a_held_back_round_or_queue_input_wakes_the_scheduler_once(free, queued):
+    scheduler = _scheduler(free=free, queued=queued)
+    assert compat.quiet_wakeups(SimpleNamespace(scheduler=scheduler))
+    for _ in range(5):  # five rounds ask: one pending wake-up serves them all
+        scheduler._schedule_reevalutation(0.05)
+    assert scheduler._open_jobs.acquire(timeout=2)
+    assert not scheduler._open_jobs.acquire(timeout=0.3)
+
+
+def test_the_earliest_wake_up_wins_and_installing_twice_keeps_one():
+    scheduler = _scheduler(free=0)
+    workflow = SimpleNamespace(scheduler=scheduler)
+    assert compat.quiet_wakeups(workflow)
+    wakeups = scheduler._sticky_wakeups
+    assert compat.quiet_wakeups(workflow) and scheduler._sticky_wakeups is wakeups
+    scheduler._schedule_reevalutation(30)
+    scheduler._schedule_reevalutation(0.05)
+    assert scheduler._open_jobs.acquire(timeout=2)  # not after 30 s
+
+
+def test_a_scheduler_without_the_internals_is_left_alone():
+    assert not compat.quiet_wakeups(SimpleNamespace(scheduler=None))
+    assert not compat.quiet_wakeups(SimpleNamespace(scheduler=SimpleNamespace(_open_jobs=1)))
+
+
+def test_the_real_scheduler_has_what_wakeups_replace():
+    from snakemake.scheduling.job_scheduler import JobRateLimiter, JobScheduler
+
+    assert callable(JobScheduler._schedule_reevalutation)
+    assert callable(JobRateLimiter.get_free_jobs)
+
+
+def test_a_held_back_round_wakes_when_the_oldest_job_leaves_the_window():
+    """A burst filled the rate limit's window early: the next slot frees when its oldest job
+    leaves the window, not a whole timespan after the held-back round."""
+    import collections
+    import time
+
+    scheduler = _scheduler(free=0)
+    scheduler.job_rate_limiter._jobs = collections.deque([time.time() - 0.95])
+    assert compat.quiet_wakeups(SimpleNamespace(scheduler=scheduler))
+    started = time.monotonic()
+    scheduler._schedule_reevalutation(1)
+    assert scheduler._open_jobs.acquire(timeout=2)
+    assert time.monotonic() - started < 0.5  # about 0.05 s, not 1 s

@@ -40,6 +40,7 @@ import functools
 import gc
 import importlib
 import importlib.machinery
+import io
 import linecache
 import locale
 import logging
@@ -66,10 +67,18 @@ from stickyinvoc import fingerprint as _fingerprint
 from . import _audit
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
+from ._preamble import PREAMBLE
 from ._seeds import Seeds
+from ._shell_prefix import PrefixEffects
+from ._shell_prefix import apply as apply_prefix
 from ._snakemake_compat import loaded_shell, pip_deployments_path
 
 ISOLATION_MODES = ("fork", "direct")
+
+SIGINT_IGNORED_AT_START = False
+"""Whether the worker was started with SIGINT ignored (Snakemake started under ``nohup`` or in
+the background of a script): a fresh interpreter keeps an inherited SIG_IGN, so a script's
+process does too (set by the worker's ``main`` before it ignores SIGINT itself)."""
 
 _TIMERS = tuple(
     getattr(signal, name)
@@ -81,7 +90,7 @@ _SYS_LISTS = ("path", "meta_path", "path_hooks", "argv")
 _SYS_VALUES = (
     "stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "excepthook",
     "displayhook", "breakpointhook", "unraisablehook", "dont_write_bytecode", "ps1", "ps2",
-    "last_type", "last_value", "last_traceback",
+    "last_type", "last_value", "last_traceback", "orig_argv",
 )  # fmt: skip
 
 
@@ -95,6 +104,8 @@ class Script:
     snakemake: Any
     workdir: str
     repeats: int = 1
+    benchmarked: bool = False
+    """Measure memory peaks and I/O for ``benchmark:`` (reading them costs milliseconds)."""
     imports: frozenset[str] = frozenset()
     """Names of the modules the script's source imports (for patch detection)."""
     searchpaths: Optional[list[str]] = None
@@ -105,6 +116,9 @@ class Script:
     """The script's source, when ``code`` was compiled by :func:`compile_script` (it then runs
     from a temporary file as Snakemake writes one); None: ``code`` keeps the script's own path
     (DISTEA's instrumented code)."""
+    prefix: Optional[PrefixEffects] = None
+    """What the Snakefile's ``shell.prefix()`` would do to the script under ``--executor local``
+    (variables, folder, umask; :mod:`._shell_prefix`)."""
 
 
 @dataclass
@@ -116,6 +130,8 @@ class Outcome:
     seconds: list[float] = field(default_factory=list)
     cpu_seconds: list[float] = field(default_factory=list)
     max_rss_mb: Optional[float] = None
+    usage: dict[str, float] = field(default_factory=dict)
+    """What Snakemake's ``benchmark:`` records beside the times (:func:`process_usage`)."""
     warnings: list[str] = field(default_factory=list)
     undeclared_writes: list[str] = field(default_factory=list)
     """Paths the script changed outside its outputs and logs (see :mod:`._audit`)."""
@@ -479,6 +495,7 @@ class Isolation:
             total.seconds += outcome.seconds
             total.cpu_seconds += outcome.cpu_seconds
             total.max_rss_mb = max(total.max_rss_mb or 0.0, outcome.max_rss_mb or 0.0)
+            total.usage = outcome.usage
             if iteration + 1 < script.repeats:
                 self.idle(fork_next=True)
         return total
@@ -604,6 +621,7 @@ class Isolation:
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
         seconds: list[float] = []
         cpu: list[float] = []
+        started = process_usage() if script.benchmarked else {}
         for iteration in range(max(1, script.repeats)):
             if script.repeats > 1:
                 script.snakemake.bench_iteration = iteration
@@ -634,7 +652,40 @@ class Isolation:
             seconds.append(time.perf_counter() - wall)
             cpu.append(time.process_time() - proc)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        return Outcome(True, None, seconds, cpu, rss_mb)
+        usage = process_usage() if script.benchmarked else {}
+        for name in ("io_in", "io_out"):  # what this job read and wrote, not the worker
+            if name in usage:
+                usage[name] = round(usage[name] - started.get(name, 0.0), 2)
+        return Outcome(True, None, seconds, cpu, rss_mb, usage)
+
+
+def process_usage() -> dict[str, float]:
+    """This process's memory peaks and I/O in MB, as Snakemake's ``benchmark:`` measures a
+    job's process with psutil (``max_vms``, ``max_uss``, ``max_pss``, ``io_in``,
+    ``io_out``); Linux ``/proc``, empty elsewhere."""
+    found: dict[str, float] = {}
+    mb = 1024.0 * 1024.0
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmPeak:"):
+                    found["max_vms"] = round(int(line.split()[1]) * 1024 / mb, 2)
+        private = 0
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                if name == "Pss":
+                    found["max_pss"] = round(int(rest.split()[0]) * 1024 / mb, 2)
+                elif name in ("Private_Clean", "Private_Dirty"):
+                    private += int(rest.split()[0]) * 1024
+        found["max_uss"] = round(private / mb, 2)
+        with open("/proc/self/io") as f:
+            io = dict(line.split(":", 1) for line in f if ":" in line)
+        found["io_in"] = int(io["read_bytes"]) / mb
+        found["io_out"] = int(io["write_bytes"]) / mb
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    return found
 
 
 def _print_uncaught(script_path: str) -> None:
@@ -658,29 +709,6 @@ def _print_uncaught(script_path: str) -> None:
             traceback.print_exception(etype, value, tb)
         except Exception:  # noqa: BLE001
             pass
-
-
-PREAMBLE = (
-    "######## snakemake preamble start (automatically inserted, do not edit) ########\n"
-    "# (a sticky invocation: the worker gives the script its globals directly)\n"
-    "######## snakemake preamble end #########\n"
-)
-"""The three lines Snakemake's ``script:`` puts before a Python script's source."""
-
-
-def compile_script(source: str, script_path: str) -> Any:
-    """The script's code with the line numbers it has in Snakemake's temporary script (after
-    the preamble's three lines); :meth:`ProcessSnapshot.enter_script` gives it the temporary
-    file's name. A syntax error names the line of the script itself."""
-    offset = PREAMBLE.count("\n")
-    try:
-        return compile("\n" * offset + source, script_path, "exec")
-    except SyntaxError as e:
-        for attr in ("lineno", "end_lineno"):
-            line = getattr(e, attr, None)
-            if isinstance(line, int) and line > offset:
-                setattr(e, attr, line - offset)
-        raise
 
 
 def _relocated(code: Any, old: str, new: str) -> Any:
@@ -785,6 +813,10 @@ class ProcessSnapshot:
         self.umask = os.umask(0o022)
         os.umask(self.umask)
         self.environ = dict(os.environ._data)  # type: ignore[attr-defined]  # bytes: no decoding
+        self.c_environ = _c_environ()  # os.putenv/unsetenv change it behind os.environ
+        self.stdio_config = {
+            name: _stream_config(getattr(sys, name)) for name in ("stdin", "stdout", "stderr")
+        }
         self.modules = dict(sys.modules)
         self.sys_lists = {name: list(getattr(sys, name)) for name in _SYS_LISTS}
         self.sys_values = {name: getattr(sys, name) for name in _SYS_VALUES if hasattr(sys, name)}
@@ -814,6 +846,8 @@ class ProcessSnapshot:
     def enter_script(self) -> dict[str, Any]:
         """Make the interpreter look like a fresh ``script:`` process and return its globals."""
         script = self.script
+        if os.getcwd() != script.workdir:  # a shadow: job's folder (put back after direct runs)
+            os.chdir(script.workdir)
         scripts_dir = os.path.join(script.workdir, ".snakemake", "scripts")
         real_file = os.path.join(
             scripts_dir, f"tmp{os.urandom(4).hex()}.{os.path.basename(script.script_path)}"
@@ -824,15 +858,20 @@ class ProcessSnapshot:
                 self.written = real_file
         sys.path[:] = self.iso.invocation_path(script)
         sys.argv[:] = [real_file]
+        sys.orig_argv = [sys.executable, real_file]  # as `python script.py` was started
         # A fresh interpreter raises KeyboardInterrupt on SIGINT (the worker ignores it), and
         # what the script starts inherits that, not SIG_IGN (put back after a direct run).
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if not SIGINT_IGNORED_AT_START:  # nohup, or `snakemake ... &` from a script: ignored
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self.iso.seeds.start(script.template)
         process = sys.modules.get("multiprocessing.process")
         if process is not None:  # a fresh process's multiprocessing key is its own
             self.authkey = process.current_process().authkey
             process.current_process().authkey = os.urandom(32)
         os.environ.update(job_environment(script.snakemake))
+        os.environ["PWD"] = script.workdir  # the shell in front of a local job's sets it
+        if script.prefix:  # shell() runs it in front of a local script job's interpreter
+            apply_prefix(script.prefix)
         tempfile: Any = sys.modules.get("tempfile")
         if tempfile is not None:  # a fresh process has not cached a temporary folder yet
             self.tempdir = (tempfile, tempfile.tempdir)
@@ -908,6 +947,19 @@ class ProcessSnapshot:
                 setattr(sys, name, self.sys_values[name])
             elif hasattr(sys, name):  # set by the job (sys.last_value, sys.ps1): taken away
                 delattr(sys, name)
+        for name, config in self.stdio_config.items():  # sys.stdout.reconfigure(...)
+            stream = getattr(sys, name)
+            if config is not None and _stream_config(stream) != config:
+                encoding, errors, line_buffering, write_through = config
+                try:
+                    stream.reconfigure(
+                        encoding=encoding,
+                        errors=errors,
+                        line_buffering=line_buffering,
+                        write_through=write_through,
+                    )
+                except (OSError, ValueError, io.UnsupportedOperation):
+                    pass  # stdin after a read: its encoding cannot change (a fresh one's own)
         if self.authkey is not None:
             sys.modules["multiprocessing.process"].current_process().authkey = self.authkey
         # linecache never looks at a file again once cached: what the job (its warnings, its
@@ -965,6 +1017,7 @@ class ProcessSnapshot:
     def _restore_environ(self) -> None:
         data = os.environ._data  # type: ignore[attr-defined]
         if data == self.environ:
+            self._restore_c_environ()
             return
         decode = os.fsdecode
         for key in [k for k in data if k not in self.environ]:
@@ -972,8 +1025,24 @@ class ProcessSnapshot:
         for key, value in self.environ.items():
             if data.get(key) != value:
                 os.environ[decode(key)] = decode(value)
+        self._restore_c_environ()
         if hasattr(time, "tzset"):
             time.tzset()
+
+    def _restore_c_environ(self) -> None:
+        """What ``os.putenv``/``os.unsetenv`` changed without ``os.environ`` knowing (the
+        next job's child processes would inherit it)."""
+        now = _c_environ()
+        if now == self.c_environ:
+            return
+        try:
+            for key in now.keys() - self.c_environ.keys():
+                os.unsetenv(key)
+            for key, value in self.c_environ.items():
+                if now.get(key) != value:
+                    os.putenv(key, value)
+        except (OSError, ValueError):
+            pass
 
     def _restore_signals(self) -> None:
         for timer in _TIMERS:
@@ -1044,6 +1113,30 @@ class ProcessSnapshot:
         if added:  # what a fresh process would find, not a directory listing cached earlier
             importlib.invalidate_caches()
         return notes
+
+
+def _stream_config(stream: Any) -> Optional[tuple[Any, ...]]:
+    """What ``TextIOWrapper.reconfigure`` can change on a standard stream (None: not one)."""
+    if not isinstance(stream, io.TextIOWrapper):
+        return None
+    return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through)
+
+
+def _c_environ() -> dict[bytes, bytes]:
+    """The C library's environment (what child processes inherit), on Linux and macOS."""
+    found: dict[bytes, bytes] = {}
+    try:
+        import ctypes
+
+        entries = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+    except (OSError, ValueError, AttributeError):
+        return found
+    i = 0
+    while entries[i] is not None:
+        key, _, value = entries[i].partition(b"=")
+        found[key] = value
+        i += 1
+    return found
 
 
 def _patch_note(patches: list[str]) -> str:

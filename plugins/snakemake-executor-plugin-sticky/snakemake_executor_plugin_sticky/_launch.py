@@ -154,20 +154,27 @@ class LocalLauncher(Launcher):
         self, worker_id: str, connect: str, resources: dict[str, Any], env: dict[str, str]
     ) -> WorkerHandle:
         log_path = self.run_dir / f"worker-{worker_id}.log"
-        with open(log_path, "ab") as out:
-            process = subprocess.Popen(
-                worker_command(worker_id),
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=self.workdir,
-                env=env,
-                start_new_session=True,
-            )
-        assert process.stdin is not None
-        # Address and secret go through a pipe: never on a command line, never in a file.
-        process.stdin.write(connection_info(connect, self.secret).encode() + b"\n")
-        process.stdin.close()
+        # Address and secret go through a pipe: never on a command line, never in a file. Not
+        # through stdin, which is Snakemake's own, as a local script job's stdin is.
+        read_end, write_end = os.pipe()
+        try:
+            with open(log_path, "ab") as out:
+                process = subprocess.Popen(
+                    worker_command(worker_id),
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    cwd=self.workdir,
+                    env={**env, "STICKY_CONNECTION_FD": str(read_end)},
+                    start_new_session=True,
+                    pass_fds=(read_end,),
+                )
+            os.close(read_end)
+            read_end = -1
+            os.write(write_end, connection_info(connect, self.secret).encode() + b"\n")
+        finally:
+            for fd in (read_end, write_end):
+                if fd >= 0:
+                    os.close(fd)
         return LocalHandle(process)
 
 

@@ -31,6 +31,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ._shell_prefix import PrefixEffects
+
 TRACE_ENV = "DISTEA_TRACE"
 
 PROTOCOL_VERSION = 1
@@ -118,15 +120,19 @@ class Invoke:
     snakemake: Any
     """The job's ``snakemake.script.Snakemake`` object, as a ``script:`` preamble builds it."""
     repeats: int = 1
+    benchmarked: bool = False
+    """The job has a ``benchmark:`` file: measure its process's memory and I/O too."""
     trace: Optional[TraceStamp] = None
     isolation: str = "fork"
     """``fork`` (run in a child forked from the template process) or ``direct`` (run in the
     worker, checked after)."""
     workdir: str = ""
+    """Snakemake's working directory (where a ``script:`` job's temporary script would be)."""
     searchpaths: Optional[list[str]] = None
     """What the ``script:`` preamble appends to ``sys.path`` (Snakemake's own paths, the cached
     source's folder, the script's folder), as computed by Snakemake."""
-    """Snakemake's working directory (where a ``script:`` job's temporary script would be)."""
+    prefix: Optional[PrefixEffects] = None
+    """What the Snakefile's ``shell.prefix()`` does to a ``script:`` job (:mod:`._shell_prefix`)."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +168,8 @@ class InvocationDone:
     """Wall seconds of each benchmark repeat."""
     cpu_seconds: list[float] = field(default_factory=list)
     max_rss_mb: Optional[float] = None
+    usage: dict[str, float] = field(default_factory=dict)
+    """Memory peaks and I/O in MB for ``benchmark:`` (``_isolation.process_usage``)."""
     template_failed: bool = False
     trace: Optional[TraceStamp] = None
     warnings: list[str] = field(default_factory=list)

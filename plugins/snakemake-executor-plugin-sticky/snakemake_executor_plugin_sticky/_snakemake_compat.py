@@ -240,6 +240,25 @@ def shell_settings() -> tuple[str, str, str]:
     return prefix, shell._process_suffix or "", shell.get_executable() or ""  # noqa: SLF001
 
 
+def user_shell() -> tuple[Optional[str], str, Optional[str]]:
+    """The Snakefile's ``shell.prefix()`` (None if it set none), ``shell.suffix()`` and
+    ``shell.executable()`` (None: ``/bin/sh``), around a ``script:`` job's interpreter."""
+    from snakemake.shell import shell
+
+    suffix = shell._process_suffix or ""  # noqa: SLF001
+    return shell._process_prefix, suffix, shell.get_executable()  # noqa: SLF001
+
+
+def progress_counts(workflow: Any) -> tuple[int, int]:
+    """(jobs finished, jobs in the DAG) as Snakemake's progress line counts them; (0, 0)
+    where this Snakemake does not keep them so."""
+    scheduler: Any = getattr(workflow, "scheduler", None)
+    try:
+        return int(getattr(scheduler, "finished_jobs")), len(workflow.dag)  # noqa: B009
+    except (AttributeError, TypeError, ValueError):
+        return 0, 0
+
+
 def module_config(workflow: Any, rule: Any) -> Any:
     """The config a rule's code sees: its Snakemake ``module``'s (``module m: config: ...``)
     for a rule from a module, else the workflow's."""
@@ -321,3 +340,81 @@ def dag_missing(workflow: Any) -> list[str]:
     """The DAG methods --sticky-checkpoints calls that this Snakemake's DAG lacks."""
     dag = getattr(workflow, "dag", None)
     return [f"DAG.{name}" for name in _DAG_METHODS if not hasattr(dag, name)]
+
+
+# ---- the scheduler's wake-ups --------------------------------------------------------------
+
+
+class Wakeups:
+    """Snakemake's scheduler wakes itself ``timespan`` seconds after every scheduling round
+    (``JobScheduler._schedule_reevalutation``, for ``--max-jobs-per-timespan``), with a new
+    non-daemon ``threading.Timer`` each time; a woken round starts the next one, so every
+    job-driven round leaves a chain of one round a second that lasts until the run ends (at
+    200 invocations about 400 empty rounds, each also starting a thread), and the run's
+    process waits for the last timer to expire before it exits.
+
+    A wake-up is needed only when the rate limit held jobs back (no free slot left after
+    the round; then at the moment its oldest job leaves the window, when a slot frees) or
+    queue input is awaited: then this wakes the scheduler once, from one daemon thread (a
+    pending earlier wake-up serves a later request: its round asks again if still limited).
+    Otherwise a job's end wakes the scheduler anyway.
+    """
+
+    def __init__(self, scheduler: Any) -> None:
+        import threading
+
+        self._scheduler = scheduler
+        self._cond = threading.Condition()
+        self._due: Optional[float] = None
+        self._thread = threading.Thread(target=self._run, name="sticky-wakeups", daemon=True)
+        self._thread.start()
+
+    def request(self, delay: float) -> None:
+        import time
+
+        scheduler = self._scheduler
+        limiter = scheduler.job_rate_limiter
+        queued = scheduler.workflow.dag.has_unfinished_queue_input_jobs()
+        if not queued and limiter is not None:
+            if limiter.get_free_jobs() > 0:
+                return
+            # Held back: the next slot frees when the oldest job of the window leaves it, which
+            # can be well before ``delay`` from now (a burst filled the window early).
+            started = getattr(limiter, "_jobs", None)
+            if started:
+                delay = min(delay, max(0.0, started[0] + limiter.timespan - time.time()))
+        due = time.monotonic() + delay
+        with self._cond:
+            if self._due is None or due < self._due:
+                self._due = due
+                self._cond.notify()
+
+    def _run(self) -> None:
+        import time
+
+        with self._cond:
+            while True:
+                if self._due is None:
+                    self._cond.wait()
+                    continue
+                left = self._due - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._due = None
+                self._scheduler._open_jobs.release()  # noqa: SLF001 (what the Timer did)
+
+
+def quiet_wakeups(workflow: Any) -> bool:
+    """Replace the scheduler's per-round wake-up timers by :class:`Wakeups`; False (and
+    nothing changed) where this Snakemake's scheduler lacks what it needs."""
+    scheduler = getattr(workflow, "scheduler", None)
+    needed = ("_schedule_reevalutation", "_open_jobs", "job_rate_limiter")
+    if scheduler is None or not all(hasattr(scheduler, n) for n in needed):
+        return False
+    if isinstance(getattr(scheduler, "_sticky_wakeups", None), Wakeups):
+        return True
+    wakeups = Wakeups(scheduler)
+    scheduler._sticky_wakeups = wakeups
+    scheduler._schedule_reevalutation = wakeups.request
+    return True

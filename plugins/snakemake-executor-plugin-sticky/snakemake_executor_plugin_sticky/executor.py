@@ -9,9 +9,10 @@ import shutil
 import socket
 import sys
 import threading
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from snakemake_interface_common.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
@@ -20,14 +21,16 @@ from snakemake_interface_executor_plugins.jobs import JobExecutorInterface
 from snakemake_interface_executor_plugins.settings import ExecMode
 
 from stickyinvoc import STICKY_RESOURCE, TEMPLATES_ENV_VAR, TEMPLATES_FILENAME
-from stickyinvoc._templates import TemplateError, read_declarations
+from stickyinvoc._templates import TemplateError, find_templates_file, read_declarations
 
 from ._checkpoints import RunCheckpoints, render_plan
 from ._hybrid import start_slurm_executor
 from ._metrics import MetricsLog, RunTotals, summarize
 from ._mode import hybrid
+from ._preamble import compile_script
 from ._progress import ProgressReporter, end_line, start_line
 from ._protocol import InvocationDone, Invoke
+from ._shell_prefix import PrefixEffects, probe
 from ._slurm_checks import check_before_submit, pilot_classes
 from ._slurm_health import SlurmWatch
 from ._snakemake_compat import (
@@ -38,6 +41,9 @@ from ._snakemake_compat import (
     default_resources,
     needrun_jobs,
     prepare_job,
+    progress_counts,
+    quiet_wakeups,
+    user_shell,
 )
 from .manager import Manager
 from .settings import ExecutorSettings, PilotLimits, pilot_limits, settings_problems
@@ -54,6 +60,9 @@ class Executor(RealExecutor):
     goes to an embedded snakemake-executor-plugin-slurm executor, exactly as under
     ``--executor slurm``. Sticky job outcomes are pushed by the workers; there is no polling.
     """
+
+    _wakeups = False
+    """Whether Snakemake's scheduler wakes through :class:`._snakemake_compat.Wakeups`."""
 
     def __post_init__(self) -> None:
         check_snakemake(self.workflow)
@@ -80,6 +89,9 @@ class Executor(RealExecutor):
             self.pilot_limits = pilot_limits(self.settings)
             self._check_pilot_limits(self.pilot_limits)
         self._sources = ScriptSources(self.workflow)
+        self._compiled: dict[tuple[str, int], Optional[str]] = {}
+        self._told_fresh: set[str] = set()
+        self._rule_templates: dict[str, Optional[Path]] = {}
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
         self._jobs: dict[int, SubmittedJobInfo] = {}
@@ -120,6 +132,8 @@ class Executor(RealExecutor):
     def run_jobs(self, jobs: list[JobExecutorInterface]) -> None:
         """Under the slurm backend, jobs that are not sticky (nor restored) go to Slurm in one
         batch, so that the slurm plugin can group them into job arrays as it would."""
+        if not self._wakeups:  # the scheduler exists once it hands out jobs
+            self._wakeups = quiet_wakeups(self.workflow)
         if self._slurm is None:
             super().run_jobs(jobs)
             return
@@ -128,6 +142,8 @@ class Executor(RealExecutor):
             if self._restored(job, announce=True):
                 continue
             template = _template_of_any(job)
+            if template is not None and self._fresh_instead(job):
+                template = None
             if template is None:
                 if self._ckpt is not None:
                     self._ckpt.started(job)
@@ -142,6 +158,8 @@ class Executor(RealExecutor):
         if self._restored(job):
             return
         template = _template_of_any(job)
+        if template is not None and self._fresh_instead(job):
+            template = None
         if template is None:
             if self._ckpt is not None:
                 self._ckpt.started(job)  # its undeclared writes are seen at its end
@@ -159,8 +177,83 @@ class Executor(RealExecutor):
         info = SubmittedJobInfo(job=job, external_jobid=f"sticky:{invoke.invocation_id}")
         self._jobs[invoke.invocation_id] = info
         self.report_job_submission(info)
+        problem = self._syntax_error(invoke.script_path, invoke.script_source)
+        if problem is not None:  # before any worker builds a template for it
+            self._jobs.pop(invoke.invocation_id, None)
+            self.report_job_error(info, msg=problem)
+            return
         pilot = self.pilot_resources_of(template, job.resources, job.rule)
         self._ensure_manager().submit(invoke, pilot)
+
+    def _prefix_effects(self) -> Union[PrefixEffects, str]:
+        """What the Snakefile's ``shell.prefix()`` gives a local script job, or why an
+        invocation cannot be given it (then the run's sticky jobs run as local script jobs)."""
+        prefix, suffix, executable = user_shell()
+        found = probe(prefix, executable)
+        if isinstance(found, PrefixEffects) and found.unsupported:
+            return (
+                f"shell.prefix({prefix!r}) changes what a running interpreter cannot take "
+                f"({', '.join(found.unsupported)})"
+            )
+        if isinstance(found, PrefixEffects) and suffix.strip():
+            return f"shell.suffix({suffix!r}) acts after every local script job's interpreter"
+        return found
+
+    def _fresh_instead(self, job: JobExecutorInterface) -> bool:
+        """Whether this sticky job runs as a local script job: because of the shell prefix or
+        suffix (:meth:`_prefix_effects`), or because its script would find another templates
+        file than the workers' (:meth:`_other_templates_file`). Says why once per reason."""
+        why = self._prefix_effects()
+        if isinstance(why, str):
+            why = f"{why}; so this run's sticky jobs run"
+        else:
+            other = self._other_templates_file(job)
+            if other is None:
+                return False
+            why = (
+                f"rule {job.rule.name}'s script finds the templates file {other}, not "
+                f"{self.templates_file} (the workers'); give it with --sticky-templates or "
+                "$STICKY_TEMPLATES to run it on workers; its jobs run"
+            )
+        if why not in self._told_fresh:
+            self._told_fresh.add(why)
+            self.logger.warning(
+                f"sticky: {why} as local script jobs (a fresh interpreter, as under "
+                "--executor local), not on workers"
+            )
+        return True
+
+    def _other_templates_file(self, job: JobExecutorInterface) -> Optional[Path]:
+        """The templates file ``stickyinvoc.state()`` would find from the job's script folder
+        in a fresh run (the nearest upwards), where it is not the workers' file; None where
+        it is, or where the file was given (--sticky-templates, $STICKY_TEMPLATES)."""
+        rule = job.rule
+        if rule.name not in self._rule_templates:
+            found: Optional[Path] = None
+            script = rule.script
+            if isinstance(script, os.PathLike):
+                script = os.fspath(script)
+            explicit = self.settings.templates or os.environ.get(TEMPLATES_ENV_VAR)
+            if not explicit and isinstance(script, str) and "{" not in script:
+                if "://" not in script:
+                    folder = os.path.dirname(os.path.join(str(rule.basedir), script))
+                    nearest = find_templates_file(folder)
+                    if nearest is not None and nearest.resolve() != self.templates_file.resolve():
+                        found = nearest
+            self._rule_templates[rule.name] = found
+        return self._rule_templates[rule.name]
+
+    def _syntax_error(self, path: str, source: str) -> Optional[str]:
+        """The script's syntax error as Python prints it (its file and line only), or None;
+        each script compiled once per run, in this process."""
+        key = (path, hash(source))
+        if key not in self._compiled:
+            try:
+                compile_script(source, path)  # behind the preamble, as Snakemake runs it
+                self._compiled[key] = None
+            except (SyntaxError, ValueError) as e:
+                self._compiled[key] = "".join(traceback.format_exception_only(e)).rstrip()
+        return self._compiled[key]
 
     def _restored(self, job: JobExecutorInterface, announce: bool = False) -> bool:
         """Whether --sticky-checkpoints restored ``job`` (then it is reported done)."""
@@ -191,6 +284,10 @@ class Executor(RealExecutor):
         self._print_end_line(totals)
 
     def cancel(self) -> None:
+        """Ctrl-C (or an error in Snakemake): end every job at once, then one line saying
+        what stopped, what is left and that a rerun continues."""
+        running = list(self._jobs.values())
+        self._jobs.clear()
         if self._local is not None:
             self._local.cancel()
         if self._slurm is not None:
@@ -199,7 +296,17 @@ class Executor(RealExecutor):
             self._progress.stop()
         if self._manager is not None:
             self._manager.cancel()
+        for info in running:  # half-written outputs of the ended invocations go
+            for path in [*info.job.output, *info.job.log]:
+                _remove(str(path))
         self._close_checkpoints()
+        done, total = progress_counts(self.workflow)
+        counts = f"; {done} of {total} jobs are done" if total else ""
+        self.logger.warning(
+            f"sticky: run stopped: {len(running)} running invocation(s) ended and their "
+            f"partial outputs removed{counts}; run the same command again to continue "
+            "(finished jobs are kept)"
+        )
 
     def handle_job_success(self, job: JobExecutorInterface) -> None:
         if self._ckpt is not None:
@@ -405,6 +512,7 @@ class Executor(RealExecutor):
             searchpaths.append(os.path.dirname(cache_path))
         if is_local:
             searchpaths.append(scriptdir)
+        prefix = self._prefix_effects()
         return Invoke(
             invocation_id=next(self._ids),
             template=template,
@@ -414,9 +522,13 @@ class Executor(RealExecutor):
             scriptdir=scriptdir if is_local else None,
             snakemake=snakemake,
             repeats=repeats,
+            benchmarked=job.benchmark is not None,
             isolation=self.isolation.get(template, "fork"),
-            workdir=os.getcwd(),
+            # Where a local script job runs: its shadow folder (shadow:), else Snakemake's
+            # working directory.
+            workdir=os.path.abspath(job.shadow_dir) if job.shadow_dir else os.getcwd(),
             searchpaths=searchpaths,
+            prefix=prefix if isinstance(prefix, PrefixEffects) and prefix else None,
         )
 
     # ---- the manager and its callbacks ------------------------------------------------------
@@ -434,7 +546,9 @@ class Executor(RealExecutor):
                     ),
                     max_per_template=limits.per_template if limits is not None else None,
                     run_dir=self.run_dir,
-                    workdir=Path(self.workflow.workdir_init),
+                    # Where Snakemake runs jobs: after a `workdir:` directive, not where it
+                    # was started (workdir_init), as a local script job runs there.
+                    workdir=Path(os.getcwd()),
                     on_done=self._on_done,
                     on_requeue=self._on_requeue,
                     metrics=MetricsLog(self.run_dir / "metrics.jsonl"),
@@ -604,11 +718,15 @@ def _remove(path: str) -> None:
         os.remove(path)
 
 
+_USAGE_FIELDS = ("max_vms", "max_uss", "max_pss", "io_in", "io_out")
+
+
 def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
     from ._snakemake_compat import BenchmarkRecord, write_benchmark_records
 
-    records = [
-        BenchmarkRecord(
+    records = []
+    for seconds, cpu in zip(done.seconds, done.cpu_seconds, strict=False):
+        record = BenchmarkRecord(
             jobid=job.jobid,
             rule_name=job.rule.name,
             wildcards=dict(job.wildcards),
@@ -619,9 +737,13 @@ def _write_benchmark(workflow: Any, job: Any, done: InvocationDone) -> None:
             threads=job.threads,
             resources=dict(job.resources),
             input=list(job.input),
+            # Snakemake's mean_load is cpu_usage / running_time, in percent of one CPU.
+            cpu_usage=100.0 * cpu,
+            **{k: v for k, v in done.usage.items() if k in _USAGE_FIELDS},
         )
-        for seconds, cpu in zip(done.seconds, done.cpu_seconds, strict=False)
-    ]
+        # The values were measured in the invocation's process, as Snakemake samples a job's.
+        record.data_collected = done.max_rss_mb is not None
+        records.append(record)
     path = str(job.benchmark)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     write_benchmark_records(records, path, workflow.output_settings.benchmark_extended)

@@ -147,6 +147,8 @@ class Manager:
         self._retiring: list[WorkerHandle] = []
         self._direct_noted: set[str] = set()
         self.inflight: dict[int, InFlight] = {}
+        self._told_failures: set[tuple[str, str]] = set()
+        """(template, traceback) of the build failures already logged."""
         self.worker_env: dict[str, str] = {}
         self._lock = threading.RLock()
         self._pending_callbacks: list[Callable[[], None]] = []
@@ -421,7 +423,13 @@ class Manager:
                     message.seconds,
                 )
             elif isinstance(message, StateFailed):
-                if message.template not in self.scheduler.failed_templates:
+                # Once per run and traceback: workers that build at once fail at once, before
+                # the scheduler has recorded the first failure.
+                told = (message.template, message.traceback)
+                if message.template not in self.scheduler.failed_templates and (
+                    told not in self._told_failures
+                ):
+                    self._told_failures.add(told)
                     log.error(
                         "sticky template %r failed to build on worker %s:\n%s",
                         message.template,

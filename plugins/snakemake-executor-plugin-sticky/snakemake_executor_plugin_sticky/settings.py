@@ -244,6 +244,19 @@ def settings_problems(settings: ExecutorSettings) -> list[str]:
             "applies with --sticky-backend slurm only (it configures the Slurm jobs of the "
             "jobs that do not opt in)",
         )
+    if settings.checkpoints is None:
+        store_settings: list[tuple[str, Union[str, bool, None]]] = [
+            ("checkpoints-plan", settings.checkpoints_plan or None),
+            ("checkpoints-key", settings.checkpoints_key),
+            ("checkpoints-roots", settings.checkpoints_roots),
+        ]
+        for flag, setting in store_settings:
+            if setting is not None:
+                given = f"--sticky-{flag}" + ("" if setting is True else f" {setting}")
+                problems.append(
+                    f"{given}: has no effect without --sticky-checkpoints DIR (the store it "
+                    "applies to); add that, or drop this setting"
+                )
     address_problem = listen_address_problem(settings.listen_address)
     if address_problem:
         bad("listen-address", settings.listen_address or "''", address_problem)

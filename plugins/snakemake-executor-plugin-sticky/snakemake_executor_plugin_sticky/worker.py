@@ -35,12 +35,14 @@ from stickyinvoc._templates import (
     TemplateNotFoundError,
     build_state,
     load_templates,
+    user_traceback,
 )
 
-from . import _audit, supervisor
+from . import _audit, _isolation, supervisor
 from ._hazards import describe as describe_hazards
 from ._hazards import fork_hazards
-from ._isolation import Isolation, Script, compile_script, imported_modules, script_traceback
+from ._isolation import Isolation, Script, imported_modules
+from ._preamble import compile_script
 from ._protocol import (
     Heartbeat,
     Hello,
@@ -54,6 +56,7 @@ from ._protocol import (
     message_trace,
 )
 from ._seeds import SeedWatch
+from ._shell_prefix import apply as apply_prefix
 
 HEARTBEAT_INTERVAL = 1.0
 
@@ -81,8 +84,8 @@ class StateHolder:
         if templates_file not in self.templates:
             try:
                 self.templates[templates_file] = load_templates(Path(templates_file))
-            except Exception:
-                raise TemplateBuildError(name, traceback.format_exc()) from None
+            except Exception as e:  # the templates file's own frames and the exception
+                raise TemplateBuildError(name, user_traceback(e)) from None
         found = self.templates[templates_file]
         if name not in found:
             error = TemplateNotFoundError(name, Path(templates_file), sorted(found))
@@ -138,6 +141,8 @@ class Worker:
         self.send_lock: Any = link.lock if link is not None else threading.Lock()
         self.holder = StateHolder()
         self.code_cache: dict[tuple[str, int], tuple[Any, frozenset[str]]] = {}
+        self.prefix_environ = False
+        """Whether the Snakefile's shell.prefix() exports are in this process's environment."""
         # Before any template is loaded: it records the interpreter's pristine import path.
         self.isolation = Isolation(link)
         self.hazards: list[str] = []
@@ -232,6 +237,11 @@ class Worker:
         return dataclasses.replace(done, trace=TraceStamp(reply, clock))
 
     def run(self, inv: Invoke) -> InvocationDone:
+        if inv.prefix is not None and inv.prefix.environ and not self.prefix_environ:
+            # A fresh job builds its template behind the prefix too: the variables it exports
+            # are this worker's for the run (the same for every job of it).
+            self.prefix_environ = True
+            apply_prefix(dataclasses.replace(inv.prefix, cwd=None, umask=None))
         self.holder.current_template = inv.template
         self.holder.looked_up = set()
         resolve_node_tmpdir(inv.snakemake)
@@ -281,8 +291,9 @@ class Worker:
         its writes outside its outputs and logs are audited there, see :mod:`._audit`)."""
         try:
             code, imports = self.compiled(inv)
-        except SyntaxError:
-            return InvocationDone(inv.invocation_id, False, _script_traceback(inv.script_path))
+        except (SyntaxError, ValueError) as e:  # the user's file and line, as Python prints it
+            error = "".join(traceback.format_exception_only(e)).rstrip()
+            return InvocationDone(inv.invocation_id, False, error)
         script = Script(
             code=code,
             script_path=inv.script_path,
@@ -290,9 +301,11 @@ class Worker:
             snakemake=inv.snakemake,
             workdir=inv.workdir or os.getcwd(),
             repeats=inv.repeats,
+            benchmarked=inv.benchmarked,
             imports=imports,
             searchpaths=inv.searchpaths,
             template=inv.template,
+            prefix=inv.prefix,
             source=None if self.trace is not None else inv.script_source,
         )
         mode = self.mode(inv)
@@ -305,6 +318,7 @@ class Worker:
             out.seconds,
             out.cpu_seconds,
             out.max_rss_mb,
+            usage=out.usage,
             warnings=out.warnings,
             undeclared_writes=out.undeclared_writes,
             retire=out.retire,
@@ -320,21 +334,21 @@ class Worker:
         return "fork"
 
 
-def _script_traceback(script_path: str) -> str:
-    """The traceback from the user's script down, without this worker's own frames."""
-    return script_traceback(script_path)
-
-
 def main(argv: Optional[list[str]] = None) -> NoReturn:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker-id", required=True)
     args = parser.parse_args(argv)
     # The manager decides when workers stop; a terminal Ctrl-C must not kill a state mid-build.
+    _isolation.SIGINT_IGNORED_AT_START = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     connection_file = os.environ.get("STICKY_CONNECTION_FILE")
+    connection_fd = os.environ.pop("STICKY_CONNECTION_FD", None)
     if connection_file:
         with open(connection_file) as f:
             info = json.load(f)
+    elif connection_fd is not None:  # a local worker: its stdin is Snakemake's own, as a job's
+        with os.fdopen(int(connection_fd)) as f:
+            info = json.loads(f.readline())
     else:
         info = json.loads(sys.stdin.readline())
     host, _, port = info["connect"].rpartition(":")

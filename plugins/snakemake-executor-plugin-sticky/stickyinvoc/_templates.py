@@ -302,9 +302,18 @@ def build_state(name: str, fn: TemplateFunction) -> BuiltState:
 
 
 def user_traceback(error: BaseException) -> str:
-    """Format ``error``'s traceback without the leading frames of this package."""
+    """Format ``error``'s traceback with the user's frames only: not this package's or the
+    executor's (loading the templates file, the import watch around it), nor the import
+    system's own (``<frozen importlib._bootstrap>``)."""
     frames = traceback.extract_tb(error.__traceback__)
-    here = str(Path(__file__).parent)
-    first = next((i for i, f in enumerate(frames) if not f.filename.startswith(here)), 0)
-    lines = traceback.format_list(frames[first:]) + traceback.format_exception_only(error)
+    ours = (str(Path(__file__).parent), str(Path(__file__).parent.parent / _EXECUTOR_PACKAGE))
+    kept = [
+        f
+        for f in frames
+        if not f.filename.startswith(ours) and not f.filename.startswith("<frozen importlib")
+    ]
+    lines = traceback.format_list(kept or frames) + traceback.format_exception_only(error)
     return "Traceback (most recent call last):\n" + "".join(lines)
+
+
+_EXECUTOR_PACKAGE = "snakemake_executor_plugin_sticky"

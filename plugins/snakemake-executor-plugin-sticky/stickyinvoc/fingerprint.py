@@ -6,7 +6,9 @@ Direct mode runs invocations in the worker itself. Whatever the snapshot in
 looked at here, after every invocation, against the process as the template left it:
 
 - **every loaded module's globals**, by identity: a name rebound, added or deleted (a new
-  submodule attribute and a ``__warningregistry__`` aside: a fresh process gets those too);
+  submodule attribute and a ``__warningregistry__`` aside: a fresh process gets those too;
+  so is a submodule attribute that went with its module, which direct mode unloads when it
+  is workflow-local);
 - **the process-global registries of libraries** that live outside module globals (C-level
   settings, context variables, option tables), read through each library's documented
   getters (:mod:`stickyinvoc.registries`).
@@ -25,6 +27,7 @@ what changed. The check never puts anything back.
 
 import builtins
 import ctypes
+import operator
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -37,6 +40,8 @@ _ALLOWED = frozenset({"__warningregistry__"})
 direct mode resets its "shown once" memory after each invocation)."""
 
 _SHOWN = 4
+
+_VALUE = operator.attrgetter("value")
 
 
 def _version_reader() -> Optional[Callable[[dict[str, Any]], Any]]:
@@ -75,6 +80,11 @@ class Fingerprint:
         """Each module dict's live tag view, and its value when it last matched the
         baseline."""
         self.registries: dict[tuple[str, str], Any] = {}
+        self._tag_lists: Optional[tuple[list[str], list[Any], list[int]]] = None
+        """``tags`` as parallel lists (names, views, values), rebuilt when a module is added."""
+        self._tag_index: dict[str, int] = {}
+        self._loaded_tag: Optional[tuple[Any, int]] = None
+        """sys.modules' own version tag when it was last scanned."""
         self._baseline(list(sys.modules.items()))
         self._saved_import: Any = None
         self._depth = 0
@@ -94,6 +104,7 @@ class Fingerprint:
             if _TAG is not None:
                 tag = _TAG(namespace)
                 self.tags[name] = (tag, tag.value)
+                self._tag_lists = None
             if name in READERS:
                 fresh[name] = module
         if fresh or not self.registries:
@@ -165,8 +176,7 @@ class Fingerprint:
                 elif key not in old or old[key] is not now[key]:
                     base[key] = now[key]
             if name in self.tags and old is base:
-                tag = self.tags[name][0]
-                self.tags[name] = (tag, tag.value)
+                self._retag(name)
 
     def _absorb_registries(self, before: dict[tuple[str, str], Any]) -> None:
         """Take into the baseline what an import changed in registries read before it (a
@@ -186,20 +196,35 @@ class Fingerprint:
         """What differs from the baseline, one short phrase each (empty: nothing)."""
         self.stop_watching()
         found: list[str] = []
-        for name, module in list(sys.modules.items()):
-            entry = self.modules.get(name)
-            if entry is None:
+        loaded = sys.modules
+        # This runs after every invocation, over ~1,600 modules: sys.modules is scanned only
+        # if its own version tag moved (a module added, removed or replaced), and the module
+        # dicts' tags are read in one C-level pass (without tags, every dict is compared).
+        loaded_moved = self._loaded_tag is None or not _unchanged(self._loaded_tag)
+        replaced: set[str] = set()
+        if loaded_moved:
+            replaced = {
+                name
+                for name, (module, _) in self.modules.items()
+                if loaded.get(name, module) is not module
+            }
+            found.extend(f"sys.modules[{name!r}] replaced" for name in replaced)
+        own = self.tags.get("builtins")  # watch_imports wrote __import__ and put it back
+        if (
+            own is not None
+            and not _unchanged(own)
+            and vars(builtins) == self.modules["builtins"][1]
+        ):
+            self._retag("builtins")
+        suspects = self._moved() if _TAG is not None else list(self.modules)
+        for name in suspects:
+            module = loaded.get(name)
+            if module is None or name in replaced:
                 continue
-            before_module, before = entry
-            if module is not before_module:
-                found.append(f"sys.modules[{name!r}] replaced")
-                continue
+            changed = _changed_globals(name, self.modules[name][1], vars(module))
             entry_tag = self.tags.get(name)
-            if _unchanged(entry_tag):
-                continue
-            changed = _changed_globals(name, before, vars(module))
             if not changed and entry_tag is not None:
-                self.tags[name] = (entry_tag[0], entry_tag[0].value)  # written back as it was
+                self._retag(name)  # written back as it was
             found.extend(changed)
         now = read_registries()
         for key, value in now.items():
@@ -207,8 +232,34 @@ class Fingerprint:
                 found.append(f"{key[0]} {key[1]} {_short(self.registries[key])} -> {_short(value)}")
         # Modules imported for the first time by a script that needed no other check (for
         # example through importlib) get their baseline now.
-        self._baseline(list(sys.modules.items()))
+        if loaded_moved:
+            new = loaded.keys() - self.modules.keys()
+            if new:
+                self._baseline([(name, loaded[name]) for name in new if name in loaded])
+            if _TAG is not None:
+                view = _TAG(loaded)
+                self._loaded_tag = (view, view.value)
         return found
+
+    def _retag(self, name: str) -> None:
+        """The module's dict matches the baseline again at its current version tag."""
+        view = self.tags[name][0]
+        self.tags[name] = (view, view.value)
+        if self._tag_lists is not None:
+            self._tag_lists[2][self._tag_index[name]] = view.value
+
+    def _moved(self) -> list[str]:
+        """Names of the modules whose dict's version tag moved since it last matched."""
+        if self._tag_lists is None:
+            names = list(self.tags)
+            views = [self.tags[n][0] for n in names]
+            self._tag_lists = (names, views, [self.tags[n][1] for n in names])
+            self._tag_index = {name: i for i, name in enumerate(names)}
+        names, views, values = self._tag_lists
+        now = list(map(_VALUE, views))
+        if now == values:
+            return []
+        return [name for name, a, b in zip(names, now, values, strict=True) if a != b]
 
 
 def _unchanged(entry: Optional[tuple[Any, int]]) -> bool:
@@ -233,8 +284,18 @@ def _changed_globals(name: str, before: dict[str, Any], now: dict[str, Any]) -> 
         ):
             if not _same(before[key], value):
                 found.append(f"rebound {name}.{key}")
-    found.extend(f"deleted {name}.{key}" for key in before if key not in now)
+    found.extend(
+        f"deleted {name}.{key}" for key in before if key not in now and not _unloaded(before[key])
+    )
     return found
+
+
+def _unloaded(value: Any) -> bool:
+    """A submodule that is no longer loaded (direct mode removes a workflow-local module a
+    script imported, and its attribute on the package with it): a fresh process has neither."""
+    if not isinstance(value, ModuleType):
+        return False
+    return sys.modules.get(getattr(value, "__name__", None) or "") is not value
 
 
 def _same(a: Any, b: Any) -> bool:

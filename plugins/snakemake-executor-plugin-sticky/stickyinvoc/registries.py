@@ -279,18 +279,20 @@ def _shutil(m: ModuleType) -> dict[str, Any]:
 
 
 def _signal(m: ModuleType) -> dict[str, Any]:
+    import _signal as raw  # the same getters without signal's enum wrapping (read per job)
+
     handlers = {}
-    for signum in m.valid_signals():
+    for signum in raw.valid_signals():
         if signum in (m.SIGKILL, m.SIGSTOP):
             continue
-        handler = m.getsignal(signum)
+        handler = raw.getsignal(signum)
         handlers[int(signum)] = handler if isinstance(handler, int) else _same(handler)
     timers = {}
     for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
         if hasattr(m, name):
             remaining, interval = m.getitimer(getattr(m, name))
             timers[name] = (remaining > 0, interval)
-    blocked = tuple(sorted(int(s) for s in m.pthread_sigmask(m.SIG_BLOCK, [])))
+    blocked = tuple(sorted(int(s) for s in raw.pthread_sigmask(m.SIG_BLOCK, [])))
     return {"handlers": handlers, "timers": timers, "blocked": blocked}
 
 

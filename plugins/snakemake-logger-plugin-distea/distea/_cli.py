@@ -1,7 +1,7 @@
 """``python -m distea``: impact queries from the command line.
 
     python -m distea impact --logs DIR --change func:wflib.text.normalize [--change ...]
-                            [--explain] [--json] [--report report.md]
+                            [--explain [summary|full]] [--json] [--report report.md]
     python -m distea list --logs DIR        # what can be queried: functions, rules, ...
 
 Exit status 0 on success, 2 for bad input (the message names the file, line or argument and
@@ -32,7 +32,16 @@ def _parser() -> argparse.ArgumentParser:
         help="func:pkg.mod.fn | rule:NAME | param:RULE.NAME | file:PATH | template:NAME "
         "(repeat for several; the result is their union)",
     )
-    query.add_argument("--explain", action="store_true", help="print every causal chain")
+    query.add_argument(
+        "--explain",
+        nargs="?",
+        const="full",
+        default="summary",
+        choices=("summary", "full"),
+        help="summary (the default: counts, impacted jobs by rule, the most common chains, "
+        "warnings) or full (every function, job and output with its causal chain; "
+        "--explain alone); --json follows it too",
+    )
     query.add_argument("--json", action="store_true", help="machine-readable output")
     query.add_argument("--report", type=Path, help="also write a Markdown report (+ .png)")
     query.add_argument(
@@ -64,7 +73,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
     from ._order import build_order
-    from ._report import markdown, table
+    from ._report import markdown, summary, summary_data, table
 
     trace = read_logs(args.logs)
     order = build_order(trace)
@@ -73,9 +82,38 @@ def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
     if not args.quiet and args.json:
         for warning in warnings:
             print(f"distea: warning: {warning}", file=sys.stderr)
-    if args.json:
+    full = args.explain == "full"
+    if args.json and not full:
+        names = {
+            level: [i.name for i in items]
+            for level, items in (("functions", result.functions), ("outputs", result.outputs))
+        }
+        payload: dict[str, object] = {
+            "changes": [str(c) for c in changes],
+            "detail": "summary (every chain: --explain full)",
+            **summary_data(result),
+            "functions": sorted(set(names["functions"])),
+            "outputs": names["outputs"],
+            "jobs": [
+                {
+                    "name": i.name,
+                    "proven": i.name not in result.conservative,
+                    **(
+                        {"conservative": result.conservative[i.name]}
+                        if i.name in result.conservative
+                        else {}
+                    ),
+                }
+                for i in result.jobs
+            ],
+            "warnings": warnings,
+            "justified": result.justified,
+        }
+        print(json.dumps(payload, indent=1))
+    elif args.json:
         payload = {
             "changes": [str(c) for c in changes],
+            "detail": "full",
             "sources": [{"where": w, "clock": c, "what": what} for w, c, what in result.sources],
             **{
                 level: [
@@ -105,7 +143,8 @@ def _impact(args: argparse.Namespace, changes: list[Change]) -> int:
         }
         print(json.dumps(payload, indent=1))
     else:
-        sys.stdout.write(table(result, explain=args.explain, warnings=warnings))
+        text = table(result, explain=True, warnings=warnings) if full else summary(result, warnings)
+        sys.stdout.write(text)
     if args.report:
         path = markdown(order, result, args.report)
         print(f"report: {path}", file=sys.stderr)

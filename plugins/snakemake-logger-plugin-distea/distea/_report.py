@@ -5,6 +5,7 @@ workflow step or a browser picks up is never half-written.
 """
 
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +24,103 @@ def _short(chain: tuple[str, ...], width: int = 90) -> str:
     else:
         text = f"{chain[0]} -> ({len(chain) - 2} more) -> {chain[-1]}"
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+SHOWN = 8
+"""Names, chain shapes and warnings a summary lists before "and N more"."""
+
+
+def _rule(job: str) -> str:
+    return job.split("[", 1)[0]
+
+
+_JOB = re.compile(r"\b([A-Za-z_][\w.]*)\[[^\]]*\]")
+_WORKER = re.compile(r"\bworker \S+")
+
+
+def _shape(item: Impact) -> str:
+    """A chain with its job names replaced by their rules (``verify[...]``) and workers by
+    "a worker": the same path taken by many jobs reads as one line."""
+    rule = _rule(item.name)
+    if not item.chain:
+        return f"(the source itself) -> {rule}"
+    source = _WORKER.sub("a worker", _JOB.sub(r"\1[...]", item.chain[0]))
+    return f"{source} -> {len(item.chain) - 1} hop(s) -> {rule}"
+
+
+def summary_data(result: ImpactResult) -> dict[str, object]:
+    """What the summary shows, as data (``--json`` without ``--explain full``)."""
+    by_rule: dict[str, int] = {}
+    for job in result.jobs:
+        by_rule[_rule(job.name)] = by_rule.get(_rule(job.name), 0) + 1
+    shapes: dict[str, int] = {}
+    for job in result.jobs:
+        shapes[_shape(job)] = shapes.get(_shape(job), 0) + 1
+    top = sorted(shapes.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {
+        "counts": {
+            "functions": len(result.functions),
+            "jobs": len(result.jobs),
+            "outputs": len(result.outputs),
+            "sources": len(result.sources),
+            "conservative": len(result.conservative),
+        },
+        "jobs_by_rule": dict(sorted(by_rule.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "top_chains": [{"chain": shape, "jobs": n} for shape, n in top[:SHOWN]],
+    }
+
+
+def _some(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN])
+    return shown + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+
+
+def summary(result: ImpactResult, warnings: Optional[list[str]] = None) -> str:
+    """The answer in a screenful, however many jobs it holds: counts, impacted jobs by rule,
+    the most common chain shapes, a few names, the warnings; ``--explain full`` for all."""
+    data = summary_data(result)
+    counts = data["counts"]
+    assert isinstance(counts, dict)
+    lines = [f"Impact of {', '.join(map(str, result.changes))}"]
+    lines.append(
+        f"  {counts['functions']} functions, {counts['jobs']} jobs, {counts['outputs']} "
+        f"outputs; entered at {counts['sources']} source points"
+    )
+    by_rule = data["jobs_by_rule"]
+    assert isinstance(by_rule, dict)
+    lines.append("")
+    if not by_rule:
+        lines.append("JOBS: none")
+    else:
+        width = max(4, *(len(r) for r in by_rule))
+        lines.append(f"{'RULE':<{width}}  JOBS  FOR EXAMPLE")
+        for rule, n in list(by_rule.items())[: SHOWN * 2]:
+            names = [j.name for j in result.jobs if _rule(j.name) == rule]
+            lines.append(f"{rule:<{width}}  {n:>4}  {_some(names[:2])}")
+        if len(by_rule) > SHOWN * 2:
+            lines.append(f"... and {len(by_rule) - SHOWN * 2} more rules")
+        if result.conservative:
+            lines.append(
+                f"  ({len(result.conservative)} of them included without proof: see WARNINGS)"
+            )
+    top = data["top_chains"]
+    assert isinstance(top, list)
+    if top:
+        lines += ["", "MOST COMMON CHAINS (source -> hops -> impacted rule):"]
+        lines += [f"  {t['jobs']:>4} job(s): {t['chain']}" for t in top]
+    if result.functions:
+        lines += ["", f"FUNCTIONS: {_some(sorted({f.name for f in result.functions}))}"]
+    if result.outputs:
+        lines += ["", f"OUTPUTS: {_some([o.name for o in result.outputs])}"]
+    every = result.warnings if warnings is None else warnings
+    if every:
+        lines += ["", f"WARNINGS ({len(every)}):"] + [f"  - {w}" for w in every[:SHOWN]]
+        if len(every) > SHOWN:
+            lines.append(f"  ... and {len(every) - SHOWN} more")
+    if result.justified:
+        lines += ["", "WHY NOTHING MORE:"] + [f"  - {j}" for j in result.justified]
+    lines += ["", "Every function, job, output and causal chain: --explain full"]
+    return "\n".join(lines) + "\n"
 
 
 def table(result: ImpactResult, explain: bool = False, warnings: Optional[list[str]] = None) -> str:

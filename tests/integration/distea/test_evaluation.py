@@ -106,7 +106,8 @@ def test_real_answer_reads_as_jobs_with_warnings_and_a_full_graph(quick, tmp_pat
 
     _, work = quick
     base = work / "sensorqc" / "base"
-    cmd = [sys.executable, "-m", "distea", "impact", "--logs", str(base / "traces"), "--json"]
+    cmd = [sys.executable, "-m", "distea", "impact", "--logs", str(base / "traces")]
+    cmd += ["--explain", "full", "--json"]
     answers = []
     for path in ("data/B.csv", str(base / "data" / "B.csv")):
         out = subprocess.run(

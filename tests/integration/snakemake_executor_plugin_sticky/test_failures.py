@@ -76,3 +76,38 @@ def test_non_python_script_cannot_opt_in(workflow, run_snakemake):
     assert run.returncode != 0
     assert "scripts/x.R is not Python" in run.output
     assert not (wd / "shell.txt").exists()
+
+
+def test_a_script_syntax_error_is_its_file_and_line_before_any_template_builds(
+    workflow, run_snakemake
+):
+    """Issue 31: the script is compiled in Snakemake's process before the job is sent, so no
+    worker builds a template for a script that cannot run, and the message is the user's
+    file and line as Python prints them, without the executor's frames."""
+    wd = workflow("sticky_basic")
+    script = wd / "scripts" / "invocation.py"
+    script.write_text(script.read_text() + "\nbroken = (1,\n")
+    run = run_snakemake(wd, "out/1.txt")
+    assert run.returncode != 0
+    assert 'scripts/invocation.py", line' in run.output
+    assert "SyntaxError: '(' was never closed" in run.output
+    assert "snakemake_executor_plugin_sticky" not in run.output, run.output
+    assert not list(wd.glob(".snakemake/sticky/*/metrics.jsonl"))  # no worker was started
+
+
+def test_a_templates_file_that_fails_to_import_is_one_traceback_of_its_own_lines(
+    workflow, run_snakemake
+):
+    """Issue 31: the import error of the templates file, once for the run however many
+    workers tried it, with the file's line and the exception, without the executor's frames
+    or the import system's."""
+    wd = workflow("sticky_basic")
+    templates = wd / "sticky_templates.py"
+    templates.write_text("import no_such_module_for_sticky\n" + templates.read_text())
+    run = run_snakemake(wd, "--keep-going", cores=2)
+    assert run.returncode != 0
+    assert run.output.count("Traceback (most recent call last)") == 1, run.output
+    assert 'sticky_templates.py", line 1, in <module>' in run.output
+    assert "No module named 'no_such_module_for_sticky'" in run.output
+    for frame in ("snakemake_executor_plugin_sticky", "stickyinvoc/", "<frozen importlib"):
+        assert frame not in run.output, run.output

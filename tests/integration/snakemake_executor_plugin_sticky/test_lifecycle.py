@@ -126,6 +126,11 @@ def test_ctrl_c_stops_workers_and_their_children_without_losing_or_requeuing(
     assert run.events("worker_lost") == [] and run.events("requeued") == []
     poll(lambda: not alive(worker) and not alive(child), 20, "the worker and its child to die")
     assert not (wd / "out" / "sleeper.txt").exists()
+    # Issue 31: one line says what stopped, what is left and that a rerun continues.
+    assert (
+        "sticky: run stopped: 1 running invocation(s) ended and their partial outputs removed; "
+        "0 of 1 jobs are done; run the same command again to continue" in run.output
+    ), run.output
 
 
 def forked(wd):

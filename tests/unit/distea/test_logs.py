@@ -81,10 +81,17 @@ def test_cli_reports_errors_without_traceback(logs, capsys):
 
 def test_cli_table_json_and_report(logs, capsys, tmp_path):
     _good(logs)
-    assert main(["impact", "--logs", str(logs.root), "--change", "func:lib.f", "--json"]) == 0
+    query = ["impact", "--logs", str(logs.root), "--change", "func:lib.f", "--json"]
+    assert main([*query, "--explain", "full"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert [j["name"] for j in payload["jobs"]] == ["A[a.txt]"]
     assert payload["outputs"][0]["chain"][0] == "func:lib.f first ran in job A[a.txt]"
+    # Without --explain full: the summary (issue 31), names but no chains.
+    assert main(query) == 0
+    short = json.loads(capsys.readouterr().out)
+    assert [j["name"] for j in short["jobs"]] == ["A[a.txt]"] and short["outputs"] == ["a.txt"]
+    assert short["counts"]["jobs"] == 1 and short["jobs_by_rule"] == {"A": 1}
+    assert short["top_chains"][0]["jobs"] == 1
     report = tmp_path / "r" / "report.md"
     args = ["impact", "--logs", str(logs.root), "--change", "func:lib.f", "--report", str(report)]
     assert main(args) == 0

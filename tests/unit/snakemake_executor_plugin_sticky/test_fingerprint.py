@@ -64,6 +64,35 @@ def test_an_equal_value_written_back_and_a_new_submodule_are_not_changes(module)
     assert fp.changes() == []
 
 
+def test_a_submodule_unloaded_with_its_attribute_is_not_a_change(tmp_path: Path):
+    """A template imports a workflow-local package, a script imports its submodule; direct
+    mode unloads the submodule and its attribute after the job (a fresh process has neither):
+    the worker stays (it was retired after every job). A loaded submodule deleted from its
+    package is still a change."""
+    package = tmp_path / "fp_local_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("X = 1\n")
+    (package / "sub.py").write_text("Y = 2\n")
+    (package / "kept.py").write_text("Z = 3\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import fp_local_pkg.kept  # noqa: F401 - loaded "by the template"
+
+        fp = Fingerprint()
+        fp.watch_imports()
+        exec("import fp_local_pkg.sub\n", {})
+        del sys.modules["fp_local_pkg.sub"]  # what the snapshot's restore does
+        delattr(sys.modules["fp_local_pkg"], "sub")
+        assert fp.changes() == []
+        delattr(sys.modules["fp_local_pkg"], "kept")
+        assert fp.changes() == ["deleted fp_local_pkg.kept"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("fp_local_pkg", "fp_local_pkg.sub", "fp_local_pkg.kept"):
+            sys.modules.pop(name, None)
+        importlib.invalidate_caches()
+
+
 def test_a_library_first_imported_by_the_script_is_compared_with_its_import(tmp_path: Path):
     (tmp_path / "fp_fresh_lib.py").write_text("LEVEL = 'default'\n")
     sys.path.insert(0, str(tmp_path))

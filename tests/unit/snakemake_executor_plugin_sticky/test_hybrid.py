@@ -509,6 +509,8 @@ def routed(restorable=()):
     """An Executor under the slurm backend with its collaborators recorded, not started."""
     executor = object.__new__(Executor)
     log: list = []
+    executor.workflow = SimpleNamespace(scheduler=None)  # no scheduler wake-ups to replace
+    executor._fresh_instead = lambda job: False  # no shell prefix, one templates file
     executor._slurm = SimpleNamespace(
         run_jobs=lambda jobs: log.append(("slurm", [j.name for j in jobs]))
     )

@@ -30,6 +30,10 @@ BAD = [
     ("listen_address", "1.2.3", "--sticky-listen-address 1.2.3: is not a valid IP"),
     ("listen_address", "::zz", "--sticky-listen-address ::zz"),
     ("listen_address", "", "--sticky-listen-address '': must be an address"),
+    # Settings of the checkpoint store, given without the store (issue 31).
+    ("checkpoints_roots", "data=/data", "--sticky-checkpoints-roots data=/data: has no effect"),
+    ("checkpoints_key", "site.key", "--sticky-checkpoints-key site.key: has no effect without"),
+    ("checkpoints_plan", True, "--sticky-checkpoints-plan: has no effect without --sticky-chec"),
 ]
 
 
@@ -52,6 +56,10 @@ def test_defaults_and_ordinary_values_are_accepted():
         listen_address="::1",
     )
     assert settings_problems(ok) == []
+    store = ExecutorSettings(
+        checkpoints="/tmp/store", checkpoints_plan=True, checkpoints_roots="data=/data"
+    )
+    assert settings_problems(store) == []
     for address in ["0.0.0.0", "127.0.0.1", "localhost", "node-12.cluster", "[::1]", "::"]:
         assert listen_address_problem(address) is None, address
 

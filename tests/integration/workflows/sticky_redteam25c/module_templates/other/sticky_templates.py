@@ -1,0 +1,11 @@
+from stickyinvoc import template
+
+
+@template('t_fork')
+def t_fork():
+    return {'origin': 'module'}
+
+
+@template('t_direct', isolation='direct')
+def t_direct():
+    return {'origin': 'module'}

@@ -1,0 +1,6 @@
+from . import register
+
+
+@register("upper")
+def upper(s):
+    return s.upper()

@@ -1,0 +1,31 @@
+import json, os, re, sys
+import stickyinvoc
+
+state = stickyinvoc.state(snakemake)
+I = int(snakemake.wildcards.i)
+ROOT = os.path.dirname(os.path.abspath(snakemake.scriptdir))
+obs = {}
+
+
+def norm(x):
+    s = str(x)
+    s = s.replace(ROOT, "<ROOT>")
+    s = re.sub(r"/tmp[a-z0-9_]{8}/", "/tmpXXXXXXXX/", s)
+    return re.sub(r"tmp[a-z0-9_]{8}\.", "tmpXXXXXXXX.", s)
+
+
+def done():
+    with open(snakemake.output[0], "w") as f:
+        json.dump(obs, f, indent=1, sort_keys=True, default=repr)
+        f.write("\n")
+
+import mypkg
+obs["registry_before"] = sorted(mypkg.REGISTRY)
+try:
+    import mypkg.plugins
+    obs["import_plugins"] = "ok"
+except ValueError as e:
+    obs["import_plugins"] = "ValueError: " + str(e)
+obs["registry_after"] = sorted(mypkg.REGISTRY)
+obs["state"] = state
+done()

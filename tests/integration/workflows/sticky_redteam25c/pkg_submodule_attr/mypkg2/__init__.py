@@ -1,0 +1,1 @@
+LOADED = True

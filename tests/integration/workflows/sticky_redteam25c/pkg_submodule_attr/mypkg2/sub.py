@@ -1,0 +1,3 @@
+import os
+PID_AT_IMPORT = os.getpid()
+VALUE = 'sub'

@@ -1,0 +1,2 @@
+export PATH="$PWD/bin:$PATH"
+export GREETING="hello"

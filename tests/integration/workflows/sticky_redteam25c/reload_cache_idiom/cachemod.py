@@ -1,0 +1,5 @@
+try:
+    _CACHE
+except NameError:
+    _CACHE = {}
+LOADS = globals().get("LOADS", 0) + 1

@@ -1,0 +1,27 @@
+import json, os, re, sys
+import stickyinvoc
+
+state = stickyinvoc.state(snakemake)
+I = int(snakemake.wildcards.i)
+ROOT = os.path.dirname(os.path.abspath(snakemake.scriptdir))
+obs = {}
+
+
+def norm(x):
+    s = str(x)
+    s = s.replace(ROOT, "<ROOT>")
+    s = re.sub(r"/tmp[a-z0-9_]{8}/", "/tmpXXXXXXXX/", s)
+    return re.sub(r"tmp[a-z0-9_]{8}\.", "tmpXXXXXXXX.", s)
+
+
+def done():
+    with open(snakemake.output[0], "w") as f:
+        json.dump(obs, f, indent=1, sort_keys=True, default=repr)
+        f.write("\n")
+
+with open(snakemake.log[0], "a") as f:
+    f.write(f"job {I} mem_mb={snakemake.resources.mem_mb}\n")
+if I == 2 and snakemake.resources.mem_mb < 2000:
+    sys.exit(1)
+obs["mem_mb"] = snakemake.resources.mem_mb
+done()

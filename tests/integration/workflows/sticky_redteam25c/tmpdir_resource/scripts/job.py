@@ -1,0 +1,30 @@
+import json, os, re, sys
+import stickyinvoc
+
+state = stickyinvoc.state(snakemake)
+I = int(snakemake.wildcards.i)
+ROOT = os.path.dirname(os.path.abspath(snakemake.scriptdir))
+obs = {}
+
+
+def norm(x):
+    s = str(x)
+    s = s.replace(ROOT, "<ROOT>")
+    s = re.sub(r"/tmp[a-z0-9_]{8}/", "/tmpXXXXXXXX/", s)
+    return re.sub(r"tmp[a-z0-9_]{8}\.", "tmpXXXXXXXX.", s)
+
+
+def done():
+    with open(snakemake.output[0], "w") as f:
+        json.dump(obs, f, indent=1, sort_keys=True, default=repr)
+        f.write("\n")
+
+import tempfile
+obs["gettempdir"] = norm(tempfile.gettempdir())
+obs["TMPDIR"] = [os.environ.get(k) for k in ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]]
+fd, p = tempfile.mkstemp(prefix="x")
+os.close(fd)
+obs["mkstemp_dir"] = norm(os.path.dirname(p))
+os.remove(p)
+obs["resource_tmpdir"] = snakemake.resources.tmpdir
+done()
