@@ -1122,14 +1122,23 @@ def _stream_config(stream: Any) -> Optional[tuple[Any, ...]]:
     return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through)
 
 
-def _c_environ() -> dict[bytes, bytes]:
-    """The C library's environment (what child processes inherit), on Linux and macOS."""
-    found: dict[bytes, bytes] = {}
+@functools.cache
+def _c_environ_pointer() -> Any:
+    """libc's ``environ`` (None where it cannot be found). The variable stays where it is;
+    setenv() changes what it points to, which every read follows."""
     try:
         import ctypes
 
-        entries = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+        return ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
     except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _c_environ() -> dict[bytes, bytes]:
+    """The C library's environment (what child processes inherit), on Linux and macOS."""
+    found: dict[bytes, bytes] = {}
+    entries = _c_environ_pointer()
+    if entries is None:
         return found
     i = 0
     while entries[i] is not None:

@@ -140,24 +140,17 @@ def _sees(prefix: str, executable: str, env: dict[str, str]) -> Union[dict[str, 
         return seen
 
 
-_FOUND: dict[tuple[str, str], Union[PrefixEffects, str]] = {}
-
-
 def probe(prefix: Optional[str], executable: Optional[str]) -> Union[PrefixEffects, str]:
     """What ``prefix`` does to a script run through ``executable`` (``/bin/sh`` if None), or
-    why it cannot be run (one line). Once per prefix and shell in a run."""
+    why it cannot be run (one line). Runs the interpreter twice: call it once per run."""
     if not prefix or not prefix.strip():
         return PrefixEffects()
     shell = executable or "/bin/sh"
-    key = (prefix, shell)
-    if key not in _FOUND:
-        env = dict(os.environ)
-        base = _sees("", shell, env)
-        prefixed = _sees(prefix, shell, env)
-        if isinstance(prefixed, str):
-            _FOUND[key] = f"shell.prefix({prefix!r}): {prefixed}"
-        elif isinstance(base, str):
-            _FOUND[key] = f"{shell}: {base}"
-        else:
-            _FOUND[key] = effects(base, prefixed)
-    return _FOUND[key]
+    env = dict(os.environ)
+    base = _sees("", shell, env)
+    prefixed = _sees(prefix, shell, env)
+    if isinstance(prefixed, str):
+        return f"shell.prefix({prefix!r}): {prefixed}"
+    if isinstance(base, str):
+        return f"{shell}: {base}"
+    return effects(base, prefixed)

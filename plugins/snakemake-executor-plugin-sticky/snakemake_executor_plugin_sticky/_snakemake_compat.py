@@ -22,6 +22,8 @@ other module off Snakemake's internals.
 import importlib
 import importlib.metadata
 import sys
+import threading
+import time
 from collections.abc import Iterable
 from typing import Any, Optional
 
@@ -254,7 +256,7 @@ def progress_counts(workflow: Any) -> tuple[int, int]:
     where this Snakemake does not keep them so."""
     scheduler: Any = getattr(workflow, "scheduler", None)
     try:
-        return int(getattr(scheduler, "finished_jobs")), len(workflow.dag)  # noqa: B009
+        return int(scheduler.finished_jobs), len(workflow.dag)
     except (AttributeError, TypeError, ValueError):
         return 0, 0
 
@@ -361,8 +363,6 @@ class Wakeups:
     """
 
     def __init__(self, scheduler: Any) -> None:
-        import threading
-
         self._scheduler = scheduler
         self._cond = threading.Condition()
         self._due: Optional[float] = None
@@ -370,8 +370,6 @@ class Wakeups:
         self._thread.start()
 
     def request(self, delay: float) -> None:
-        import time
-
         scheduler = self._scheduler
         limiter = scheduler.job_rate_limiter
         queued = scheduler.workflow.dag.has_unfinished_queue_input_jobs()
@@ -390,8 +388,6 @@ class Wakeups:
                 self._cond.notify()
 
     def _run(self) -> None:
-        import time
-
         with self._cond:
             while True:
                 if self._due is None:

@@ -91,6 +91,7 @@ class Executor(RealExecutor):
         self._sources = ScriptSources(self.workflow)
         self._compiled: dict[tuple[str, int], Optional[str]] = {}
         self._told_fresh: set[str] = set()
+        self._prefix: Union[PrefixEffects, str, None] = None
         self._rule_templates: dict[str, Optional[Path]] = {}
         self._manager: Optional[Manager] = None
         self._manager_lock = threading.Lock()
@@ -187,17 +188,20 @@ class Executor(RealExecutor):
 
     def _prefix_effects(self) -> Union[PrefixEffects, str]:
         """What the Snakefile's ``shell.prefix()`` gives a local script job, or why an
-        invocation cannot be given it (then the run's sticky jobs run as local script jobs)."""
-        prefix, suffix, executable = user_shell()
-        found = probe(prefix, executable)
-        if isinstance(found, PrefixEffects) and found.unsupported:
-            return (
-                f"shell.prefix({prefix!r}) changes what a running interpreter cannot take "
-                f"({', '.join(found.unsupported)})"
-            )
-        if isinstance(found, PrefixEffects) and suffix.strip():
-            return f"shell.suffix({suffix!r}) acts after every local script job's interpreter"
-        return found
+        invocation cannot be given it (then the run's sticky jobs run as local script jobs).
+        Worked out at the first sticky job (the Snakefile set the prefix while parsed)."""
+        if self._prefix is None:
+            prefix, suffix, executable = user_shell()
+            found = probe(prefix, executable)
+            if isinstance(found, PrefixEffects) and found.unsupported:
+                found = (
+                    f"shell.prefix({prefix!r}) changes what a running interpreter cannot take "
+                    f"({', '.join(found.unsupported)})"
+                )
+            elif isinstance(found, PrefixEffects) and suffix.strip():
+                found = f"shell.suffix({suffix!r}) acts after every local script job's interpreter"
+            self._prefix = found
+        return self._prefix
 
     def _fresh_instead(self, job: JobExecutorInterface) -> bool:
         """Whether this sticky job runs as a local script job: because of the shell prefix or
