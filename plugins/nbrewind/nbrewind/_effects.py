@@ -19,16 +19,27 @@ the files the process holds open. What differs after the cell is its *effect*:
 
 Warning filters put in front of or after the list, and matplotlib's parameters (its backend
 through ``matplotlib.use``), are replayable too; matplotlib's are set again only once
-matplotlib is imported (replaying never imports a library). What an ``import`` changes in
+matplotlib is imported (replaying never imports a library). So are pyplot's open figures
+(:class:`FigureWatch`): a cell that opened new figures, closed some or made another one current
+(``plt.subplots`` under a non-inline backend leaves its figure open, where a later
+``plt.savefig`` or ``plt.gcf()`` finds it) has them recorded as pickles, each figure's content
+compared before and after the cell; a restored cell's figures are unpickled into pyplot under
+their numbers once pyplot is imported. A cell that drew into a figure that was already open
+reads that figure: it is re-executed, with that named. What an ``import`` changes in
 modules loaded before it is part of that library being loaded (the fingerprint absorbs it), as
 is a library's own lazy start-up on first use (PIL registering its plugins, multiprocessing
 fixing its default start method) and the kernel's own bookkeeping (:data:`_KERNEL_NOISE`): a
 fresh run does the same whenever that first use happens.
 """
 
+import hashlib
+import io
 import os
+import pickle
+import re
 import sys
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Optional
 
 from stickyinvoc.fingerprint import Fingerprint
@@ -79,10 +90,201 @@ _REPLAYED = ("os environ ", "os cwd ", "sys path ", "threading threads ")
 
 @dataclass
 class Effects:
-    """A cell's effects: ``replay`` (record-ready) and the ``other`` ones, one phrase each."""
+    """A cell's effects: ``replay`` (record-ready) and the ``other`` ones, one phrase each;
+    ``figures``: the pickles of the figures it opened (number, bytes), which the kernel puts
+    in the store and names in ``replay["matplotlib figures"]``."""
 
     replay: dict[str, Any] = field(default_factory=dict)
     other: list[str] = field(default_factory=list)
+    figures: list[tuple[int, bytes]] = field(default_factory=list)
+    figure_changes: Optional[dict[str, Any]] = None
+    """``{"closed": [...], "active": n}`` to complete with the stored figures."""
+
+
+class _FigurePickler(pickle.Pickler):
+    """Pickles a figure as matplotlib does, except that its callback registries' id counters
+    are read, not advanced (matplotlib's own ``__getstate__`` takes the next id), so the same
+    figure gives the same bytes and observing it changes nothing."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        cbook = sys.modules.get("matplotlib.cbook")
+        if cbook is None or type(obj) is not cbook.CallbackRegistry:
+            return NotImplemented
+        state = dict(vars(obj))
+        state["callbacks"] = {
+            signal: {cid: proxy() for cid, proxy in cids.items() if cid in obj._pickled_cids}
+            for signal, cids in obj.callbacks.items()
+        }
+        state["_func_cid_map"] = None
+        counter = repr(obj._cid_gen)  # "count(N)": the next id, without taking it
+        state["_cid_gen"] = int(counter[counter.index("(") + 1 : -1].split(",")[0])
+        return (type(obj), (), state)
+
+
+def figure_bytes(figure: Any) -> bytes:
+    buf = io.BytesIO()
+    _FigurePickler(buf, protocol=5).dump(figure)
+    return buf.getvalue()
+
+
+class FigureWatch:
+    """pyplot's open figures around a cell, by content. The figures a cell left as they
+    were are not pickled again at the next cell's start."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, str, bytes]] = {}
+        """id(figure) -> (figure, digest, bytes) as the last observation left it."""
+        self._before: Optional[tuple[dict[int, tuple[Any, str]], Optional[int]]] = None
+
+    def _now(self, reuse: bool) -> tuple[dict[int, tuple[Any, str]], Optional[int]]:
+        plt = sys.modules.get("matplotlib.pyplot")
+        helpers = sys.modules.get("matplotlib._pylab_helpers")
+        if plt is None or helpers is None:
+            return {}, None
+        figures: dict[int, tuple[Any, str]] = {}
+        known: dict[int, tuple[Any, str, bytes]] = {}
+        for num, manager in list(helpers.Gcf.figs.items()):
+            figure = manager.canvas.figure
+            cached = self._known.get(id(figure)) if reuse else None
+            if cached is not None and cached[0] is figure:
+                digest, blob = cached[1], cached[2]
+            else:
+                try:
+                    blob = figure_bytes(figure)
+                except Exception as e:  # noqa: BLE001 - a user's artist may not pickle
+                    blob = b""
+                    digest = f"unpicklable: {type(e).__name__}: {e}"[:200]
+                else:
+                    digest = "sha256:" + hashlib.sha256(blob).hexdigest()
+            figures[num] = (figure, digest)
+            known[id(figure)] = (figure, digest, blob)
+        self._known = known
+        active = helpers.Gcf.get_active()
+        return figures, (active.num if active is not None else None)
+
+    def start(self) -> None:
+        self._before = self._now(reuse=True)
+
+    def stop(self, effects: "Effects") -> bool:
+        """Put the cell's figure changes in ``effects``; True when there were any."""
+        before, self._before = self._before, None
+        if before is None:
+            return False
+        (old, old_active), (new, active) = before, self._now(reuse=False)
+        same = {n for n in old.keys() & new.keys() if old[n][0] is new[n][0]}
+        blind = sorted(n for n in same if not new[n][1].startswith("sha256:"))
+        if blind:
+            # its content cannot be compared: what the cell drew into it is not seen
+            effects.other.append(
+                f"matplotlib figure {blind[0]} is open and does not pickle ({new[blind[0]][1]})"
+            )
+            return True
+        drawn = sorted(n for n in same if old[n][1] != new[n][1])
+        if not drawn and active == old_active and same == set(old) == set(new):
+            return False
+        if drawn:
+            effects.other.append(
+                "draws into matplotlib figure " + ", ".join(map(str, drawn)) + ", open before it"
+            )
+            return True
+        opened = sorted(set(new) - same)
+        failed = [n for n in opened if not new[n][1].startswith("sha256:")]
+        if failed:
+            effects.other.append(
+                f"leaves matplotlib figure {failed[0]} open, which does not pickle "
+                f"({new[failed[0]][1]})"
+            )
+            return True
+        effects.figures = [(n, self._known[id(new[n][0])][2]) for n in opened]
+        effects.figure_changes = {"closed": sorted(set(old) - same), "active": active}
+        return True
+
+    def abandon(self) -> None:
+        self._before = None
+
+
+_INLINE_PRINTERS = ("IPython.core.pylabtools", "matplotlib_inline.backend_inline")
+
+
+def _callable_key(value: Any) -> str:
+    """A printer function by what it does (its code, constants and defaults), not by where it
+    lives (a cell's file name and object addresses change from run to run)."""
+    code = getattr(value, "__code__", None)
+    if code is None:
+        return re.sub(r"0x[0-9a-fA-F]+", "0x?", f"{type(value).__qualname__}:{value!r}")
+    consts = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(code.co_consts))
+    defaults = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(getattr(value, "__defaults__", None)))
+    return f"{value.__qualname__}:{code.co_code.hex()}:{consts}:{defaults}"
+
+
+def display_state() -> Optional[str]:
+    """How IPython turns the cells' results into outputs, as a digest: its display formatters
+    (``%precision``, ``%pprint``, ``for_type`` printers, the inline backend's figure formats)
+    and which expressions it displays. Kernel state a fresh run starts from and a later cell's
+    output depends on; None outside IPython."""
+    getipython = sys.modules.get("IPython.core.getipython")
+    shell = getipython.get_ipython() if getipython is not None else None
+    if shell is None:
+        return None
+    parts: list[Any] = [getattr(shell, "ast_node_interactivity", None)]
+    formatter = getattr(shell, "display_formatter", None)
+    for mime, f in sorted((getattr(formatter, "formatters", None) or {}).items()):
+        printers = sorted(
+            (f"{getattr(t, '__module__', '')}.{getattr(t, '__qualname__', t)}", _callable_key(v))
+            for t, v in list(f.type_printers.items())
+            # the inline backend's own figure printers (partials of pylabtools') follow its
+            # settings (below), and are registered at pyplot's first use, as in a fresh run
+            if getattr(getattr(v, "func", v), "__module__", "") not in _INLINE_PRINTERS
+        )
+        deferred = sorted((repr(k), _callable_key(v)) for k, v in f.deferred_printers.items())
+        traits = {
+            name: repr(getattr(f, name))
+            for name in ("enabled", "float_precision", "pprint", "max_width", "max_seq_length")
+            if hasattr(f, name)
+        }
+        parts.append((mime, printers, deferred, len(f.singleton_printers), traits))
+    config = getattr(shell, "config", None)
+    if config is not None and "InlineBackend" in config:  # %config before the backend starts
+        parts.append(("config", repr(sorted(config["InlineBackend"].items()))))
+    inline = sys.modules.get("matplotlib_inline.config")
+    if inline is not None and inline.InlineBackend.initialized():
+        # what differs from the defaults: created at first use (a fresh run does the same)
+        backend = inline.InlineBackend.instance()
+        traits = inline.InlineBackend.class_traits()
+        for name in ("figure_formats", "print_figure_kwargs", "rc", "close_figures"):
+            value = getattr(backend, name)
+            if value != traits[name].default():
+                parts.append(
+                    (name, repr(sorted(value.items()) if isinstance(value, dict) else value))
+                )
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(parts))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def replay_figures(change: dict[str, Any], blobs: list[tuple[int, bytes]]) -> None:
+    """A restored cell's figure changes, applied once pyplot is imported: its closed figures
+    closed, its opened ones unpickled under their numbers, its current one made current."""
+    from ._observe import when_imported
+
+    def apply(plt: Any) -> None:
+        import matplotlib._pylab_helpers as helpers
+
+        for num in change.get("closed", []):
+            plt.close(num)
+        for num, blob in blobs:
+            if helpers.Gcf.has_fignum(num):
+                plt.close(num)
+            figure = pickle.loads(blob)  # registers itself as the next number
+            manager = figure.canvas.manager
+            if manager is not None and manager.num != num:
+                helpers.Gcf.figs.pop(manager.num, None)
+                manager.num = num
+                helpers.Gcf.figs[num] = manager
+        active = change.get("active")
+        if active is not None and helpers.Gcf.has_fignum(active):
+            plt.figure(active)
+
+    when_imported("matplotlib.pyplot", apply)
 
 
 @dataclass
@@ -92,6 +294,9 @@ class _Before:
     cwd: str
     path: list[str]
     fds: dict[int, str]
+    display: Optional[str]
+    registries: dict[str, dict[Any, Any]]
+    classes: dict[int, tuple[type, dict[str, Any]]]
 
 
 class EffectWatch:
@@ -100,12 +305,26 @@ class EffectWatch:
     def __init__(self, start_cwd: str) -> None:
         self.start_cwd = start_cwd
         self._before: Optional[_Before] = None
+        self.figures = FigureWatch()
+        self._fingerprint: Optional[Fingerprint] = None
 
-    def start(self) -> None:
-        fingerprint = Fingerprint()
+    def start(self, namespace: Optional[dict[str, Any]] = None) -> None:
+        self.figures.start()
+        fingerprint = self._fingerprint
+        if fingerprint is None:
+            fingerprint = self._fingerprint = Fingerprint()
+        else:
+            fingerprint.rebase()
         fingerprint.watch_imports()
         self._before = _Before(
-            fingerprint, dict(os.environ), os.getcwd(), list(sys.path), open_files()
+            fingerprint,
+            dict(os.environ),
+            os.getcwd(),
+            list(sys.path),
+            open_files(),
+            display_state(),
+            module_warning_registries(),
+            library_classes(namespace or {}),
         )
 
     def importing(self) -> bool:
@@ -114,6 +333,7 @@ class EffectWatch:
         return self._before is not None and self._before.fingerprint.importing
 
     def abandon(self) -> None:
+        self.figures.abandon()
         if self._before is not None:
             self._before.fingerprint.stop_watching()
             self._before = None
@@ -130,12 +350,14 @@ class EffectWatch:
         rc = _rc_change(baseline.get(("matplotlib", "rcParams")))
         if rc is not None:
             effects.replay["matplotlib rcParams"] = rc
+        figures = self.figures.stop(effects)
         other = [
             c
             for c in changes
             if not _noise(c)
             and not (filters is not None and c.startswith("warnings filters "))
             and not (rc is not None and c.startswith("matplotlib rcParams "))
+            and not (figures and c.startswith("matplotlib.pyplot figures "))
         ]
         environ = dict(os.environ)
         if environ != before.environ:
@@ -159,7 +381,27 @@ class EffectWatch:
         )
         if opened:
             other.append("leaves files open: " + ", ".join(opened[:3]))
-        effects.other = other
+        for cls, old in before.classes.values():
+            changed = _class_changes(cls, old)
+            if changed:
+                more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+                other.append(f"sets {cls.__module__}.{cls.__qualname__}.{changed[0]}{more}")
+        shown: dict[str, list[list[Any]]] = {}
+        for name, registry in module_warning_registries().items():
+            if registry == before.registries.get(name, {}):
+                continue
+            entries = warnings_shown(before.registries.get(name, {}), registry)
+            if entries is None:
+                other.append(f"shows a warning of a category defined in the notebook once ({name})")
+            elif entries:
+                shown[name] = entries
+        if shown:
+            effects.replay["warnings shown in modules"] = shown
+        display = display_state()
+        if display != before.display:
+            # in the phrase by content: a magic cell counts in the state chain by what it set
+            other.append(f"changes how IPython displays results ({str(display)[7:19]})")
+        effects.other = effects.other + other
         return effects
 
 
@@ -390,6 +632,84 @@ def replay(effects: dict[str, Any], start_cwd: str) -> None:
         _replay_rc(effects["matplotlib rcParams"])
     if effects.get("sys.path"):
         sys.path[:] = apply_change(sys.path, effects["sys.path"])
+    if effects.get("warnings shown in modules"):
+        replay_module_warnings(effects["warnings shown in modules"])
+
+
+_CLASS_NOISE = ("__slotnames__", "_abc_impl", "__abstractmethods__")
+"""Set by pickling an instance (copyreg) and by ABC bookkeeping, not by the notebook."""
+
+
+def library_classes(namespace: dict[str, Any]) -> dict[int, tuple[type, dict[str, Any]]]:
+    """The library classes a notebook can reach (the classes of its values, with their bases,
+    and the classes its imported modules export), each with a copy of its attributes: a cell
+    that monkeypatches one (``pd.DataFrame.total = ...``) changes what later cells compute
+    from values they read unchanged."""
+    found: dict[int, tuple[type, dict[str, Any]]] = {}
+
+    def add(cls: Any) -> None:
+        for c in getattr(cls, "__mro__", ()):
+            module = getattr(c, "__module__", None) or ""
+            if id(c) in found or module in ("builtins", "__main__"):
+                continue
+            if module.partition(".")[0] in _KERNEL_MODULES:
+                continue
+            found[id(c)] = (c, dict(vars(c)))
+
+    for value in list(namespace.values()):
+        if isinstance(value, type):
+            add(value)
+        elif isinstance(value, ModuleType):
+            if value.__name__.partition(".")[0] in _KERNEL_MODULES:
+                continue
+            for attr in list(vars(value).values()):
+                if isinstance(attr, type):
+                    add(attr)
+        else:
+            add(type(value))
+    return found
+
+
+def _class_changes(cls: type, old: dict[str, Any]) -> list[str]:
+    now = vars(cls)
+    if len(now) == len(old) and all(now.get(k, _MISSING) is v for k, v in old.items()):
+        return []
+    keys = set(now) | set(old)
+    return sorted(
+        k
+        for k in keys
+        if k not in _CLASS_NOISE and now.get(k, _MISSING) is not old.get(k, _MISSING)
+    )
+
+
+_MISSING = object()
+
+
+def module_warning_registries() -> dict[str, dict[Any, Any]]:
+    """The "shown once" memory of every loaded module but the notebook's namespace and the
+    kernel's (a warning raised from a local module's or a library's function is remembered
+    in that module's ``__warningregistry__``)."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        registry = getattr(module, "__dict__", {}).get("__warningregistry__")
+        if registry and name.partition(".")[0] not in _KERNEL_MODULES:
+            found[name] = dict(registry)
+    return found
+
+
+def replay_module_warnings(shown: dict[str, list[list[Any]]]) -> None:
+    """Put restored cells' "shown once" warnings back into their modules' registries, once
+    each module is imported."""
+    from ._observe import when_imported
+
+    def into(entries: list[list[Any]]) -> Any:
+        def apply(module: Any) -> None:
+            replay_warnings(entries, module.__dict__)
+
+        return apply
+
+    for name, entries in shown.items():
+        when_imported(name, into(entries))
 
 
 def _relative(path: str, start: str) -> str:

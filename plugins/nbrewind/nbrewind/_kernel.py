@@ -41,7 +41,7 @@ from ._dataflow import (
     reads_closure,
     source_hash,
 )
-from ._effects import EffectWatch, replay_warnings, warnings_shown
+from ._effects import EffectWatch, replay_figures, replay_warnings, warnings_shown
 from ._effects import replay as replay_effects
 from ._notebook import lab_records_path
 from ._objects import STORE_DIRNAME, BlobError, get_blob, inline_max, put_blob, put_file
@@ -144,6 +144,13 @@ def _distributions_of(top_modules: set[str]) -> dict[str, str]:
             continue
         except metadata.PackageNotFoundError:
             pass
+        recorded = _distribution_recording(top)
+        if recorded is not None:
+            try:
+                found[recorded.lower().replace("_", "-")] = metadata.version(recorded)
+                continue
+            except metadata.PackageNotFoundError:
+                pass
         if _TOP_TO_DIST is None:
             _TOP_TO_DIST = metadata.packages_distributions()
         for dist in _TOP_TO_DIST.get(top, []):
@@ -152,6 +159,34 @@ def _distributions_of(top_modules: set[str]) -> dict[str, str]:
             except metadata.PackageNotFoundError:
                 continue
     return found
+
+
+def _distribution_recording(top: str) -> Optional[str]:
+    """The name of the installed distribution whose ``RECORD`` lists the loaded module
+    ``top`` (``sklearn`` -> ``scikit_learn``), looked up beside the module only: reading
+    every distribution's file list (``packages_distributions``) takes a fifth of a second."""
+    module = sys.modules.get(top)
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    folder = os.path.dirname(path)
+    if os.path.basename(path).startswith("__init__."):
+        folder = os.path.dirname(folder)
+    prefixes = (f"{top}/", f"{top}.")
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.endswith(".dist-info"):
+            continue
+        try:
+            with open(os.path.join(folder, entry, "RECORD")) as f:
+                if any(line.startswith(prefixes) for line in f):
+                    return entry[: -len(".dist-info")].rsplit("-", 1)[0]
+        except OSError:
+            continue
+    return None
 
 
 class NBRewindKernel(IPythonKernel):
@@ -243,10 +278,16 @@ class NBRewindKernel(IPythonKernel):
             }
         try:
             with _restore_deadline():
+                if request.get("stores"):
+                    self._stores = [Path(p) for p in request["stores"]]
                 for effects in request.get("replay", []):
                     replay_effects(effects, self.start_cwd)
                     if effects.get("warnings shown"):
                         replay_warnings(effects["warnings shown"], self.shell.user_ns)
+                    figures = effects.get("matplotlib figures")
+                    if figures:
+                        blobs = [(n, get_blob(e, self._stores)) for n, e in figures["open"]]
+                        replay_figures(figures, blobs)
                 self._register_lazy(request)
                 self._apply_loads(request)
         except Exception as e:  # noqa: BLE001 - any failure to restore: a reply, never a hang
@@ -426,7 +467,8 @@ class NBRewindKernel(IPythonKernel):
         threads = live_threads()
         modules_before = set(sys.modules)
         store = Path(request["store"]) if request.get("store") else None
-        self._effects.start()  # before the file watch wraps os.stat: not a change of the cell
+        # before the file watch wraps os.stat: not a change of the cell
+        self._effects.start(ns)
         _WATCH.start(ignore=[str(store)] if store else [], cwd=cwd)
         started = time.perf_counter()
         watch = WorkflowWatch(self.shell, Path.cwd()) if workflow else None
@@ -460,162 +502,191 @@ class NBRewindKernel(IPythonKernel):
             for name in self._user_ids():
                 self._lazy.pop(name, None)
             return reply
-        effects = self._effects.stop()
-        shown = warnings_shown(registry_before, dict(ns.get("__warningregistry__") or {}))
-        if shown is None:
-            effects.other.append("shows a warning of a category defined in the notebook once")
-        elif shown:
-            effects.replay["warnings shown"] = shown
-        for name, ident in cell.loaded.items():
-            before.setdefault(name, ident)  # loaded from a restored cell, not written here
-
-        after = self._user_ids()
-        for name in after:
-            self._lazy.pop(name, None)  # bound by this cell: the restored value is gone
-        rebound = {n for n, i in after.items() if before.get(n) != i}
-        deleted = sorted(set(before) - set(after))
-        for name in rebound | set(read_hashes):
-            self._reach.pop(name, None)
-        groups = self._groups(after)
-        mutated = set()
-        for name, old in read_hashes.items():
-            if name in after and name not in rebound:
-                # An unpicklable value (a generator...) a cell read may have changed in ways no
-                # hash shows: count it as written, so that its reader is replayed, not restored.
-                if name in self._unpicklable or self._fresh_hash(name, groups) != old:
-                    mutated.add(name)
-        for name in sorted(mutated):
-            if isinstance(ns.get(name), ModuleType):
-                # a module's own state changed in place (helper.CACHE.append(1)): importing it
-                # again would not give it back
-                effects.other.append(f"changes the state of module {name}")
-        mutated_ids = {after[n] for n in mutated}
-        mutated |= {n for n, i in after.items() if i in mutated_ids and n not in rebound}
-        written: set[str] = set()
-        for name in rebound | mutated:
-            written |= groups.get(name, {name})
-
-        identity = hashlib.sha256(
-            (source_hash(code) + repr(sorted(read_hashes.items()))).encode()
-        ).hexdigest()
-        limit = int(request.get("inline_max", inline_max()))
-        writes: dict[str, Any] = {}
-        blobs: list[bytes] = []
-        top_modules: set[str] = set()
-        for group in sorted({groups.get(n, frozenset([n])) for n in written}, key=sorted):
-            names = sorted(group)
-            if len(names) == 1:
-                value = ns[names[0]]
-                s = serialize(value, f"{identity}:{names[0]}")
-                hashes = {names[0]: s.hash}
-            else:
-                s = serialize_group({n: ns[n] for n in names}, f"{identity}:{names}")
-                hashes = {n: member_hash(s.hash, n) for n in names}
-            if s.blob is not None and s.kind != "module":
-                blobs.append(s.blob)
-            for name in names:
-                value = ns[name]
-                self._hashes[name] = (id(value), hashes[name])
-                if s.kind == "unpicklable":
-                    self._unpicklable.add(name)
+        try:
+            effects = self._effects.stop()
+            if effects.figure_changes is not None:
+                opened = []
+                for num, blob in effects.figures:
+                    kept: dict[str, Any] = {"kind": "figure"}
+                    self._put(kept, blob, "", store, int(request.get("inline_max", inline_max())))
+                    if kept["kind"] != "figure":
+                        effects.other.append(
+                            f"leaves matplotlib figure {num} open ({kept['error']})"
+                        )
+                        break
+                    opened.append([num, kept])
                 else:
-                    self._unpicklable.discard(name)
-                entry: dict[str, Any] = {"kind": s.kind, "hash": hashes[name]}
-                entry["type"] = type_name(value)
-                if len(names) > 1:
-                    entry["group"] = names
-                top_modules.add(entry["type"].split(".")[0])
-                if s.kind == "module":
-                    top_modules.add(value.__name__.split(".")[0])
-                # A group's one blob would be repeated inline in each member: keep it small.
-                cap = limit if len(names) == 1 else min(limit, GROUP_INLINE_MAX)
-                self._put(entry, s.blob, s.error, store, cap)
+                    effects.replay["matplotlib figures"] = {
+                        "open": opened,
+                        **effects.figure_changes,
+                    }
+            shown = warnings_shown(registry_before, dict(ns.get("__warningregistry__") or {}))
+            if shown is None:
+                effects.other.append("shows a warning of a category defined in the notebook once")
+            elif shown:
+                effects.replay["warnings shown"] = shown
+            for name, ident in cell.loaded.items():
+                before.setdefault(name, ident)  # loaded from a restored cell, not written here
+
+            after = self._user_ids()
+            for name in after:
+                self._lazy.pop(name, None)  # bound by this cell: the restored value is gone
+            rebound = {n for n, i in after.items() if before.get(n) != i}
+            deleted = sorted(set(before) - set(after))
+            for name in rebound | set(read_hashes):
+                self._reach.pop(name, None)
+            groups = self._groups(after)
+            mutated = set()
+            for name, old in read_hashes.items():
+                if name in after and name not in rebound:
+                    # An unpicklable value (a generator...) a cell read may have changed in ways no
+                    # hash shows: count it as written, so that its reader is replayed, not restored.
+                    if name in self._unpicklable or self._fresh_hash(name, groups) != old:
+                        mutated.add(name)
+            for name in sorted(mutated):
+                if isinstance(ns.get(name), ModuleType):
+                    # a module's own state changed in place (helper.CACHE.append(1)): importing it
+                    # again would not give it back
+                    effects.other.append(f"changes the state of module {name}")
+            mutated_ids = {after[n] for n in mutated}
+            mutated |= {n for n, i in after.items() if i in mutated_ids and n not in rebound}
+            written: set[str] = set()
+            for name in rebound | mutated:
+                written |= groups.get(name, {name})
+
+            identity = hashlib.sha256(
+                (source_hash(code) + repr(sorted(read_hashes.items()))).encode()
+            ).hexdigest()
+            limit = int(request.get("inline_max", inline_max()))
+            writes: dict[str, Any] = {}
+            blobs: list[bytes] = []
+            top_modules: set[str] = set()
+            for group in sorted({groups.get(n, frozenset([n])) for n in written}, key=sorted):
+                names = sorted(group)
+                if len(names) == 1:
+                    value = ns[names[0]]
+                    s = serialize(value, f"{identity}:{names[0]}")
+                    hashes = {names[0]: s.hash}
+                else:
+                    s = serialize_group({n: ns[n] for n in names}, f"{identity}:{names}")
+                    hashes = {n: member_hash(s.hash, n) for n in names}
+                if s.blob is not None and s.kind != "module":
+                    blobs.append(s.blob)
+                for name in names:
+                    value = ns[name]
+                    self._hashes[name] = (id(value), hashes[name])
+                    if s.kind == "unpicklable":
+                        self._unpicklable.add(name)
+                    else:
+                        self._unpicklable.discard(name)
+                    entry: dict[str, Any] = {"kind": s.kind, "hash": hashes[name]}
+                    entry["type"] = type_name(value)
+                    if len(names) > 1:
+                        entry["group"] = names
+                    top_modules.add(entry["type"].split(".")[0])
+                    if s.kind == "module":
+                        top_modules.add(value.__name__.split(".")[0])
+                    # A group's one blob would be repeated inline in each member: keep it small.
+                    cap = limit if len(names) == 1 else min(limit, GROUP_INLINE_MAX)
+                    self._put(entry, s.blob, s.error, store, cap)
+                    writes[name] = entry
+            for name in deleted:
+                self._forget(name)
+            for name in analysis.functions:
+                if name in writes:
+                    self._fn_globals[name] = analysis.functions[name]
+
+            for name in RNG_NAMES:
+                state = rng_state(name)
+                if state is None:
+                    continue
+                blob = rng_blob(state)
+                now = blob_digest(blob)
+                if now == rng_before[name]:
+                    continue
+                known = self._rng_known.get(name)
+                read_hashes[name] = (
+                    known if known is not None and known == rng_before[name] else (RNG_INITIAL)
+                )
+                entry = {"kind": "rng", "hash": now, "type": "rng-state"}
+                self._put(entry, blob, "", store, limit)
                 writes[name] = entry
-        for name in deleted:
-            self._forget(name)
-        for name in analysis.functions:
-            if name in writes:
-                self._fn_globals[name] = analysis.functions[name]
+                self._rng_known[name] = now
 
-        for name in RNG_NAMES:
-            state = rng_state(name)
-            if state is None:
-                continue
-            blob = rng_blob(state)
-            now = blob_digest(blob)
-            if now == rng_before[name]:
-                continue
-            known = self._rng_known.get(name)
-            read_hashes[name] = (
-                known if known is not None and known == rng_before[name] else (RNG_INITIAL)
-            )
-            entry = {"kind": "rng", "hash": now, "type": "rng-state"}
-            self._put(entry, blob, "", store, limit)
-            writes[name] = entry
-            self._rng_known[name] = now
-
-        files_written: dict[str, Optional[str]] = {}
-        if workflow:
-            for path, stamp in _snapshot_files(Path.cwd()).items():
-                if snapshot.get(path) != stamp:
-                    files_written[path] = file_digest(Path(path))
-        else:
-            changed = observed.files_written | snapshot_changes(
-                light_snapshot, observe_snapshot(cwd)
-            )
-            for path in sorted(changed):
-                files_written[path] = _keep_file(path, store)
-        files_read: dict[str, Optional[str]] = dict(literal_files)
-        files_read.update(observed.files_read)
-        # The notebook's own modules this cell imported: their source is what it ran, and
-        # importing them ran it (whatever it printed or set), so a restore cannot stand in.
-        for name in sorted(set(sys.modules) - modules_before):
-            module = sys.modules.get(name)
-            source = module_file(module) if module is not None else None
-            if source is not None:
+            files_written: dict[str, Optional[str]] = {}
+            if workflow:
+                for path, stamp in _snapshot_files(Path.cwd()).items():
+                    if snapshot.get(path) != stamp:
+                        files_written[path] = file_digest(Path(path))
+            else:
+                changed = observed.files_written | snapshot_changes(
+                    light_snapshot, observe_snapshot(cwd)
+                )
+                for path in sorted(changed):
+                    files_written[path] = _keep_file(path, store)
+            files_read: dict[str, Optional[str]] = dict(literal_files)
+            files_read.update(observed.files_read)
+            # The notebook's own modules this cell imported: their source is what it ran, and
+            # importing them ran it (whatever it printed or set), so a restore cannot stand in.
+            for name in sorted(set(sys.modules) - modules_before):
+                module = sys.modules.get(name)
+                source = module_file(module) if module is not None else None
+                if source is not None:
+                    files_read.setdefault(record_path(source, cwd), file_digest(Path(source)))
+                    effects.other.append(f"imports the notebook's module {name} (runs its code)")
+            # Checkpoints that name a class or function of the notebook's own modules load through
+            # that module's current source: the source is an input of the cell that wrote them.
+            sources = {src for blob in blobs for src in local_modules_named(blob).values()}
+            for source in sorted(sources):
                 files_read.setdefault(record_path(source, cwd), file_digest(Path(source)))
-                effects.other.append(f"imports the notebook's module {name} (runs its code)")
-        # Checkpoints that name a class or function of the notebook's own modules load through
-        # that module's current source: the source is an input of the cell that wrote them.
-        sources = {src for blob in blobs for src in local_modules_named(blob).values()}
-        for source in sorted(sources):
-            files_read.setdefault(record_path(source, cwd), file_digest(Path(source)))
-        for path in files_written:
-            if path not in observed.files_read:
-                files_read.pop(path, None)
-        unknowable = ""
-        if observed.processes and not workflow:
-            events = ", ".join(sorted(set(observed.processes)))
-            unknowable = f"starts processes ({events}): what they read and write is not observed"
-        elif live_threads() - threads:
-            unknowable = "leaves threads running: what they read and write is not observed"
-        elif self._instrumenter.failed:
-            unknowable = f"its code {self._instrumenter.failed}: what it reads is not observed"
-        elif cell.hook_failed:
-            unknowable = f"a value it read could not be hashed ({cell.hook_failed[:200]})"
-        top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
-        self._record = {
-            "status": "executed",
-            "reads": read_hashes,
-            "files_read": files_read,
-            "dirs_read": observed.dirs_read,
-            "stats_read": observed.stats_read,
-            "env_read": observed.env_read,
-            "writes": writes,
-            "mutated": sorted(mutated),
-            "deleted": deleted,
-            "workflow": workflow,
-            "files_written": files_written,
-            "unknowable": unknowable,
-            "loaded": sorted(cell.loaded),
-            "packages": _distributions_of(top_modules),
-            "python": ".".join(platform.python_version_tuple()[:2]),
-            "seconds": round(seconds, 6),
-        }
-        if effects.replay or effects.other:
-            self._record["effects"] = {"replay": effects.replay, "other": effects.other}
-        if cell.wide:
-            self._record["wide"] = cell.wide
+            for path in files_written:
+                if path not in observed.files_read:
+                    files_read.pop(path, None)
+            unknowable = ""
+            if observed.processes and not workflow:
+                events = ", ".join(sorted(set(observed.processes)))
+                unknowable = (
+                    f"starts processes ({events}): what they read and write is not observed"
+                )
+            elif live_threads() - threads:
+                unknowable = "leaves threads running: what they read and write is not observed"
+            elif self._instrumenter.failed:
+                unknowable = f"its code {self._instrumenter.failed}: what it reads is not observed"
+            elif cell.hook_failed:
+                unknowable = f"a value it read could not be hashed ({cell.hook_failed[:200]})"
+            top_modules -= {"builtins", "__main__"} | set(sys.stdlib_module_names)
+            self._record = {
+                "status": "executed",
+                "reads": read_hashes,
+                "files_read": files_read,
+                "dirs_read": observed.dirs_read,
+                "stats_read": observed.stats_read,
+                "env_read": observed.env_read,
+                "writes": writes,
+                "mutated": sorted(mutated),
+                "deleted": deleted,
+                "workflow": workflow,
+                "files_written": files_written,
+                "unknowable": unknowable,
+                "loaded": sorted(cell.loaded),
+                "packages": _distributions_of(top_modules),
+                "python": ".".join(platform.python_version_tuple()[:2]),
+                "seconds": round(seconds, 6),
+            }
+            if effects.replay or effects.other:
+                self._record["effects"] = {"replay": effects.replay, "other": effects.other}
+            if cell.wide:
+                self._record["wide"] = cell.wide
+        except Exception as e:  # noqa: BLE001 - recording must never cost the user the reply
+            self._effects.abandon()
+            for name in reads | analysis.writes | set(read_hashes):
+                self._forget(name)
+            self._record = {
+                "status": "error",
+                "seconds": round(seconds, 6),
+                "reason": f"nbrewind could not record this cell ({type(e).__name__}: {e})"[:300],
+            }
+            print(f"nbrewind: {self._record['reason']}; it runs again next time", file=sys.stderr)
         return reply
 
     def _put(

@@ -16,7 +16,14 @@ from ._dataflow import analyse_cell, source_hash
 from ._inputs import InputError, notebook_inputs
 from ._inputs import bundle as bundle_inputs
 from ._objects import STORE_DIRNAME, BlobError, copy_into, get_blob, has_object, put_blob
-from ._record import FORMAT_VERSION, files_written, relative_inside
+from ._record import (
+    FORMAT_VERSION,
+    STATE_START,
+    checkpoints,
+    files_written,
+    relative_inside,
+    state_after,
+)
 from ._review import CheckpointReview, review_entry
 from ._signing import Trust, key_id, load_key, sign, verify, verify_lab_line
 
@@ -97,7 +104,7 @@ def pack(
     dest_store = dest.parent.resolve() / STORE_DIRNAME
     counts = {"inlined": 0, "bundled": 0}
     for _, record in records(nb):
-        for name, entry in record.get("writes", {}).items():
+        for name, entry in checkpoints(record):
             if "digest" not in entry:
                 continue
             try:
@@ -249,7 +256,7 @@ def _review_records(path: Path, nb: Any, key: bytes) -> list[CheckpointReview]:
     roots = store_roots(path, nb)
     reviews = []
     for index, record in _to_sign(nb, key):
-        for name, entry in sorted(record["writes"].items()):
+        for name, entry in sorted(checkpoints(record), key=lambda item: item[0]):
             blob = None
             if "digest" in entry:
                 try:
@@ -317,6 +324,11 @@ def import_lab(path: Path) -> dict[str, int]:
     key = load_key()
     latest: dict[str, dict[str, Any]] = {}
     refused = 0
+    # The state chain in the order the cells ran (the sidecar's): a cell restores in a repeat
+    # (which runs the notebook in order) only if the state-changing cells ran before it in
+    # that order, with the same inputs, in JupyterLab too.
+    state = STATE_START
+    sources = {source_hash(c.source): c.source for c in nb.cells if c.cell_type == "code"}
     for line in sidecar.read_text().splitlines():
         try:
             entry = json.loads(line)
@@ -330,6 +342,13 @@ def import_lab(path: Path) -> dict[str, int]:
         if verify_lab_line(path.name, entry, key) is not Trust.TRUSTED:
             refused += 1
             continue
+        entry["state"] = state
+        text = sources.get(str(entry.get("source")))
+        opaque = analyse_cell(text).opaque if text is not None else True
+        ran = dict(entry["record"], source=entry.get("source"), opaque=opaque)
+        if ran.get("status") != "executed":
+            ran.update(effects={"other": ["failed"]}, unknowable="failed")
+        state = state_after(state, ran)
         latest[str(entry.get("cell_id", ""))] = entry
     counts = {"imported": 0, "stale": 0, "missing": 0, "refused": refused}
     packages: dict[str, str] = {}
@@ -351,6 +370,7 @@ def import_lab(path: Path) -> dict[str, int]:
             opaque=analyse_cell(cell.source).opaque,
             outputs=outputs_digest(cell.get("outputs", [])),
             execution_count=cell.get("execution_count"),
+            state=entry["state"],
         )
         record["sig"] = sign(record, key)
         record["status"], record["reason"] = "executed", "recorded in JupyterLab"

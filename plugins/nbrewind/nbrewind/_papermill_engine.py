@@ -44,7 +44,14 @@ from ._objects import (
 )
 from ._observe import RNG_INITIAL, RNG_NAMES, is_rng, listing_digest, stat_signature
 from ._plan import ANY_NAME, RESTORE, CellFacts, decide
-from ._record import FORMAT_VERSION, files_written, relative_inside
+from ._record import (
+    FORMAT_VERSION,
+    STATE_START,
+    checkpoints,
+    files_written,
+    relative_inside,
+    state_after,
+)
 from ._signing import Trust, key_id, load_key, sign, verify
 
 log = logging.getLogger("nbrewind")
@@ -167,6 +174,9 @@ class RewindClient(PapermillNotebookClient):
                 f"NBREWIND_POLICY={self.policy!r}: use 'dataflow' (default) or 'prefix'"
             )
         self.suffix_dirty = False
+        self.state = STATE_START
+        """The process state chain the next cell starts in (:func:`state_after`)."""
+        self.state_why = ""
         self.parameters_hash: Optional[str] = None
         previous_params = (self.nb.metadata.get("nbrewind") or {}).get("parameters")
         self.previous_parameters = previous_params
@@ -363,6 +373,8 @@ class RewindClient(PapermillNotebookClient):
             trust=trust,
             wide=str((record or {}).get("wide") or ""),
             history_reader=self.history_reader,
+            state=self.state,
+            state_why=self.state_why,
             outputs_digest=outputs_digest(outputs),
             blobs_present=blobs,
             needed_later=self._needed_after[index],
@@ -384,7 +396,7 @@ class RewindClient(PapermillNotebookClient):
     def _blobs_intact(self, record: dict[str, Any]) -> bool:
         """Every checkpoint of a record is there and matches its signed digest. Checked before
         restoring, so a damaged object means re-execution, not a failed load later."""
-        for entry in record.get("writes", {}).values():
+        for _, entry in checkpoints(record):
             if entry.get("kind") == "unpicklable":
                 continue
             try:
@@ -409,6 +421,10 @@ class RewindClient(PapermillNotebookClient):
         replay = (record.get("effects") or {}).get("replay")
         if replay:  # its environment, working directory, sys.path: before the next run
             self.replay.append(replay)
+        for _, entry in checkpoints(record):
+            if "object" in entry and entry.get("kind") == "figure":
+                copy_into(entry["digest"], self.store_roots, self.store_root)
+        self.state = state_after(self.state, record)
         self._apply_environ(record)
         # Files it wrote are put back now (the same order of effects as a fresh run): a later
         # cell reads what this one wrote, not what some other run left.
@@ -492,7 +508,8 @@ class RewindClient(PapermillNotebookClient):
             raise
         meta = self.reply_meta
         if not meta or meta.get("status") != "executed":
-            self._record_failure(cell, index, reason)
+            said = meta.get("reason") if meta else None
+            self._record_failure(cell, index, str(said or reason))
             return cell
         record = {k: v for k, v in meta.items() if k not in ("status",)}
         if record.get("workflow") and old and old.get("source") == source_hash(cell.source):
@@ -508,7 +525,9 @@ class RewindClient(PapermillNotebookClient):
             opaque=analysis.opaque,
             outputs=outputs_digest(cell.outputs),
             execution_count=cell.execution_count,
+            state=self.state,
         )
+        self._advance_state(index, record, old)
         record["sig"] = sign(record, self.key)
         record["status"], record["reason"] = "executed", reason
         cell.metadata["nbrewind"] = record
@@ -551,8 +570,27 @@ class RewindClient(PapermillNotebookClient):
             "source": self.nb.cells[index].source,
         }
 
+    def _advance_state(
+        self, index: int, record: dict[str, Any], old: Optional[dict[str, Any]]
+    ) -> None:
+        """The state chain after a cell executed now, and, where it is not the one the cell's
+        earlier record led to, why (for the later cells' reasons)."""
+        before, self.state = self.state, state_after(self.state, record)
+        if self.state == before:
+            return
+        label = self.labels.get(index, f"the cell at position {index}")
+        if old and old.get("state") == before and old.get("source") == record.get("source"):
+            if state_after(before, old) != self.state:
+                self.state_why = f"{label} changes it, and ran now with other inputs"
+        elif not old or old.get("source") != record.get("source"):
+            self.state_why = f"{label}, which changes it, is new or was edited"
+
     def _record_failure(self, cell: Any, index: int, reason: str) -> None:
         record = {"status": "error", "reason": reason, "source": source_hash(cell.source)}
+        self.state = state_after(
+            self.state,
+            {"source": record["source"], "effects": {"other": ["failed"]}, "unknowable": reason},
+        )
         self.failed_at = index
         cell.metadata["nbrewind"] = record
         self.records[index] = record

@@ -7,6 +7,8 @@ digests, trust), this module applies the policy. A cell is restored only when al
 - its source is unchanged, and it is not opaque (magics, ``exec``) or a workflow cell;
 - every name it read has, now, the value (hash) it had when the record was made; every file it
   read has the same content; the packages its values come from have the same versions;
+- the process state it starts in (library options, pyplot's figures, modules' state) comes
+  from the same state-changing cells with the same inputs as when it was recorded;
 - no later cell needs a value of it that could not be checkpointed.
 
 This is a data-flow criterion, not a prefix: an edit in cell 3 re-executes exactly the cells
@@ -59,6 +61,10 @@ class CellFacts:
     history_reader: str = ""
     """A cell of the notebook (named) reads IPython's output history, which only a kernel
     that ran every cell before it holds: then no cell is restored."""
+    state: Optional[str] = None
+    """The state chain the cell would start in now (:func:`nbrewind._record.state_after`)."""
+    state_why: str = ""
+    """Why that chain is not the recorded one, as far as the engine can tell."""
 
 
 def decide(
@@ -92,7 +98,8 @@ def decide(
         return Decision(
             RUN,
             f"recorded in format v{rec.get('v')} (this nbrewind writes v{FORMAT_VERSION}, which "
-            "records reads as they happen and process effects): re-executed",
+            "records reads as they happen, process effects and the state each cell starts in): "
+            "re-executed",
         )
     python_now = ".".join(str(env.get("python", "")).split(".")[:2])
     if rec.get("python") != python_now:
@@ -144,6 +151,13 @@ def decide(
         )
     if facts.trust is Trust.UNSIGNED:
         return Decision(RUN, "checkpoint unsigned: not loaded (review it, then `nbrewind trust`)")
+    if facts.state is not None and rec.get("state") != facts.state:
+        why = facts.state_why or "the cells before it that change it are not the recorded ones"
+        return Decision(
+            RUN,
+            "it would start from other process state (library options, figures, module state) "
+            f"than when it was recorded: {why}; re-executed, as a fresh run would",
+        )
     for name, digest in sorted(rec.get("reads", {}).items()):
         if current.get(name) != digest:
             why = changed_by.get(name, "changed")

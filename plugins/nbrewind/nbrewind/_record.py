@@ -3,7 +3,7 @@
 One owner for the format: the kernel fills a record, the engine signs and completes it, and
 other commands (pack, trust, inspect) read it through the functions here.
 
-Format 3 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``python``,
+Format 4 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``python``,
 ``sig``, ``status`` and ``reason``:
 
 - ``reads``: name -> hash of the value read, when the code first reached it: the cell's own
@@ -27,19 +27,27 @@ Format 3 (this version) holds, besides ``source``, ``outputs``, ``packages``, ``
 - ``wide``: the cell's code reached a builtin that reads the whole namespace (``dir()``,
   ``globals()``, ``eval``); such a cell is always re-executed.
 - ``effects``: ``{replay, other}``: what the cell changed in the process outside its variables
-  (:mod:`nbrewind._effects`); ``replay`` (environment, working directory, ``sys.path``) is
-  replayed when the cell is restored, any ``other`` makes it re-execute.
+  (:mod:`nbrewind._effects`); ``replay`` (environment, working directory, ``sys.path``,
+  warning filters, matplotlib parameters, pyplot's open figures: ``matplotlib figures`` is
+  ``{open: [[number, entry]], closed, active}``, each entry a checkpoint of kind ``figure``)
+  is replayed when the cell is restored, any ``other`` makes it re-execute.
+- ``state``: the process state the cell started in, as the chain of the cells before it that
+  changed process state (:func:`state_after`); a cell is restored only in the state it was
+  recorded in.
 - ``loaded``: restored values (of earlier cells) its code reached and the kernel loaded.
 
-Records of formats 1 and 2 (before run-time reads and process effects) are not restored:
-their cells run once more and get format 3 records.
+Records of formats 1 to 3 (before run-time reads, process effects and the state chain) are
+not restored: their cells run once more and get format 4 records.
 """
 
+import hashlib
+import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any, Optional
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 def _paths(field: Any) -> dict[str, Optional[str]]:
@@ -55,6 +63,52 @@ def _paths(field: Any) -> dict[str, Optional[str]]:
 def files_read(record: Mapping[str, Any]) -> dict[str, Optional[str]]:
     """The files a cell read, with the digest of the content it read (None: it did not exist)."""
     return _paths(record.get("files_read"))
+
+
+STATE_START = "start"
+"""The state chain of a fresh kernel, before its first cell."""
+_INPUTS = ("source", "reads", "files_read", "dirs_read", "env_read", "stats_read")
+
+
+def state_after(state: str, record: Mapping[str, Any]) -> str:
+    """The state chain after a cell that started in ``state``. A cell that changed nothing in
+    the process outside its variables (or only the environment, whose reads are compared name
+    by name) leaves it as it was; one that did (a library option, a figure, a module's state,
+    warning filters, the working directory...) extends it by what determines that change: its
+    source, the values, files and variables it read, and what a replay would set. Two runs
+    whose chains agree reached the cell through the same state-changing cells with the same
+    inputs. A cell whose reads are not known (magics, ``globals()``, processes) extends it by
+    the changes it was seen to make, too."""
+    effects = record.get("effects") or {}
+    replay = {k: v for k, v in (effects.get("replay") or {}).items() if k != "environ"}
+    other = list(effects.get("other") or [])
+    if not replay and not other:
+        return state
+    figures = replay.get("matplotlib figures")
+    if isinstance(figures, dict):  # the figures by content, wherever their bytes are kept
+        opened = [[item[0], item[1].get("digest")] for item in figures.get("open", [])]
+        replay["matplotlib figures"] = dict(figures, open=opened)
+    seen = None
+    if record.get("opaque") or record.get("wide") or record.get("unknowable"):
+        seen = [re.sub(r"0x[0-9a-fA-F]+", "0x?", phrase) for phrase in other]
+    payload = [state, {k: record.get(k) for k in _INPUTS}, replay, bool(other), seen]
+    text = json.dumps(payload, sort_keys=True, default=repr)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def checkpoints(record: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every checkpoint entry of a record, named: its values (``writes``) and the figures its
+    effects left open (``effects.replay["matplotlib figures"]``, named ``figure N``)."""
+    found = [
+        (name, entry)
+        for name, entry in (record.get("writes") or {}).items()
+        if isinstance(entry, dict)
+    ]
+    figures = ((record.get("effects") or {}).get("replay") or {}).get("matplotlib figures")
+    for item in (figures or {}).get("open", []) if isinstance(figures, dict) else []:
+        if isinstance(item, list) and len(item) == 2 and isinstance(item[1], dict):
+            found.append((f"figure {item[0]}", item[1]))
+    return found
 
 
 def files_written(record: Mapping[str, Any]) -> dict[str, Optional[str]]:

@@ -173,8 +173,8 @@ def module_file(module: types.ModuleType) -> "str | None":
     the standard library, not built in), else None."""
     global _INSTALLED
     path = getattr(module, "__file__", None)
-    if not isinstance(path, str) or not path.endswith(".py"):
-        return None
+    if not isinstance(path, str) or not path.endswith(".py") or not os.path.isabs(path):
+        return None  # torch._classes says "_classes.py": no file of the notebook's
     name = getattr(module, "__name__", None)  # a module's globals can be anyone's (Snakemake's are)
     if isinstance(name, str) and name.partition(".")[0] in _TOOLING:
         return None  # this tool's own packages (an editable install lives outside site-packages)
@@ -232,13 +232,40 @@ def local_module_digest(module: types.ModuleType, _seen: "set[int] | None" = Non
         elif getattr(value, "__module__", None) == module.__name__ and isinstance(
             value, types.FunctionType | type
         ):
+            # its code is the source's; its state is not: a class's attributes (a registry
+            # list, a rebound setting), not its functions
             h.update(f"own:{value.__qualname__}".encode())
+            if isinstance(value, type):
+                h.update(_class_state(value))
+        elif getattr(value, "__module__", None) == module.__name__ and hasattr(value, "cache_info"):
+            # an lru_cache/cache function of the module: what it has cached is module state
+            info = value.cache_info()
+            h.update(f"own:{getattr(value, '__qualname__', key)}:cached:{info.misses}".encode())
         else:
             try:
                 h.update(pickle.dumps(value, protocol=PROTOCOL))
             except Exception:  # noqa: BLE001 - not comparable: its type at least
                 h.update(f"opaque:{type_name(value)}".encode())
     return "sha256:" + h.hexdigest()
+
+
+def _class_state(cls: type) -> bytes:
+    """A module class's own data attributes, by pickle (functions and descriptors are the
+    source's code, dunders the class machinery's)."""
+    h = hashlib.sha256()
+    for key, value in sorted(vars(cls).items()):
+        if key.startswith("__") and key.endswith("__"):
+            continue
+        if isinstance(
+            value, types.FunctionType | staticmethod | classmethod | property | type
+        ) or hasattr(value, "__get__"):
+            h.update(f"{key}:code;".encode())
+            continue
+        try:
+            h.update(key.encode() + b"=" + pickle.dumps(value, protocol=PROTOCOL))
+        except Exception:  # noqa: BLE001 - not comparable: its type at least
+            h.update(f"{key}:opaque:{type_name(value)};".encode())
+    return h.digest()
 
 
 def _source_digest(path: str) -> str:

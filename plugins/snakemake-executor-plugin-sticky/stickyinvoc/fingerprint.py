@@ -185,6 +185,28 @@ class Fingerprint:
             if key in before and key in self.registries and not _same(before[key], value):
                 self.registries[key] = value
 
+    def rebase(self) -> None:
+        """Take the process as it is now as the baseline, as a new fingerprint would, but
+        copying again only the module dicts whose version tag moved (a notebook kernel takes
+        one per cell: a new one copies all ~2,000 modules' globals, 25 ms)."""
+        self.stop_watching()
+        loaded = sys.modules
+        for name, (module, _) in list(self.modules.items()):
+            if loaded.get(name) is not module:
+                del self.modules[name]
+                self.tags.pop(name, None)
+                self._tag_lists = None
+        for name in self._moved() if _TAG is not None else list(self.modules):
+            module = self.modules[name][0]
+            self.modules[name] = (module, dict(vars(module)))
+            if name in self.tags:
+                self._retag(name)
+        new = [(name, loaded[name]) for name in list(loaded) if name not in self.modules]
+        if new:
+            self._baseline(new)
+        self.registries = read_registries()
+        self._loaded_tag = None
+
     def stop_watching(self) -> None:
         if self._saved_import is not None:
             builtins.__import__ = self._saved_import

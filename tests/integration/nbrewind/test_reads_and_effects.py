@@ -197,3 +197,75 @@ def test_an_lru_cache_function_never_hangs_the_repeat(tmp_path):
     again, stock = repeat_and_stock(tmp_path, cells, {"n": 3}, {"n": 3}, edit=edit)
     same(again, stock)
     assert "9 edited" in str(outputs(again)[-1])
+
+
+# ---- process state a later cell reads (the state chain) and pyplot's open figures ----------
+
+PRINT_CELLS = [
+    "p = 2",
+    "import numpy as np\na = np.arange(5) / 3",
+    "np.set_printoptions(precision=p)",
+    "print(a)",
+]
+
+
+def test_a_library_option_edited_reaches_the_restored_cells_that_read_it(tmp_path):
+    """Before the state chain, print(a) was restored with the old precision (its reads, a and
+    np, were unchanged): a stale output."""
+    edit = (2, "np.set_printoptions(precision=5)")
+    again, stock = repeat_and_stock(tmp_path, PRINT_CELLS, {"p": 2}, {"p": 2}, edit=edit)
+    same(again, stock)
+    assert "0.33333" in str(outputs(again)[-1])
+    assert "other process state" in statuses(again)["print(a)"][1]
+
+
+def test_a_library_option_set_from_a_parameter_that_changed(tmp_path):
+    again, stock = repeat_and_stock(tmp_path, PRINT_CELLS, {"p": 2}, {"p": 4})
+    same(again, stock)
+    assert "0.3333 " in str(outputs(again)[-1])
+
+
+def test_an_unchanged_option_cell_keeps_its_readers_restored(tmp_path):
+    again, stock = repeat_and_stock(tmp_path, PRINT_CELLS, {"p": 2}, {"p": 2})
+    same(again, stock)
+    assert statuses(again)["print(a)"][0] == "restored"
+
+
+FIGURE_CELLS = [
+    "n = 3",
+    "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt",
+    "fig, ax = plt.subplots()\nax.plot(list(range(n)))\nplt.show()",
+    "plt.figure(4)\nplt.bar([0, 1], [2, 1])",
+    "plt.figure(1)\nlabel = 'x'",
+    "print(label)",
+]
+
+
+def _saved(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "missing"
+
+
+def test_figures_left_open_by_restored_cells_are_there_for_a_later_cell(tmp_path):
+    """The plot cells are restored (their figures replayed under their numbers, the current
+    one current) and an edited last cell saves the current figure: the same file and the same
+    figure list as a fresh stock run."""
+    edit = (5, "plt.savefig('out.png')\nprint(label, plt.get_fignums(), plt.gcf().number)")
+    again, stock = repeat_and_stock(tmp_path, FIGURE_CELLS, {"n": 3}, {"n": 3}, edit=edit)
+    same(again, stock)
+    assert "[1, 4] 1" in str(outputs(again)[-1])
+    assert _saved(tmp_path / "run" / "out.png") == _saved(tmp_path / "stock" / "out.png")
+    status = statuses(again)
+    assert status["fig, ax = plt.subplots()"][0] == "restored"
+    assert status["plt.figure(4)"][0] == "restored"
+
+
+def test_a_figure_drawn_into_by_a_later_cell_re_executes_that_cell(tmp_path):
+    cells = FIGURE_CELLS[:5] + ["plt.title('drawn later')", "print(label)"]
+    edit = (6, "plt.savefig('out.png')\nprint(label, plt.gca().get_title())")
+    again, stock = repeat_and_stock(tmp_path, cells, {"n": 3}, {"n": 5}, edit=edit)
+    same(again, stock)
+    assert "drawn later" in str(outputs(again)[-1])
+    assert _saved(tmp_path / "run" / "out.png") == _saved(tmp_path / "stock" / "out.png")
+    assert "draws into matplotlib figure 1" in statuses(again)["plt.title('drawn later')"][1]

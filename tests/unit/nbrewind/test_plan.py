@@ -194,3 +194,45 @@ def test_environment_and_stat_reads_are_compared_with_now():
         environ_now={"MODE": "fast"},
     )
     assert stat.action == "run" and "checks data/new.csv" in stat.reason
+
+
+def test_a_cell_is_restored_only_in_the_process_state_it_was_recorded_in():
+    """The state chain (issue 27): a cell recorded after a library option was set is re-run
+    when the cells that set it differ now; the same chain restores."""
+    recorded = dict(RECORD, state="sha256:chain-a")
+    same = decide(facts(record=recorded, state="sha256:chain-a"), CURRENT, {}, files, ENV)
+    assert same.action == "restore"
+    other = decide(
+        facts(record=recorded, state="sha256:chain-b", state_why="cell 2 changes it"),
+        CURRENT,
+        {},
+        files,
+        ENV,
+    )
+    assert other.action == "run" and "other process state" in other.reason
+    assert "cell 2 changes it" in other.reason
+
+
+def test_the_state_chain_moves_only_with_state_changing_cells_and_their_inputs():
+    from nbrewind._record import STATE_START, state_after
+
+    plain = {"source": "s1", "reads": {"a": "h1"}}
+    assert state_after(STATE_START, plain) == STATE_START
+    environ_only = dict(plain, effects={"replay": {"environ": {"MODE": "x"}}, "other": []})
+    assert state_after(STATE_START, environ_only) == STATE_START  # env reads compared by name
+    option = dict(plain, effects={"replay": {}, "other": ["numpy printoptions ..."]})
+    after = state_after(STATE_START, option)
+    assert after != STATE_START
+    assert state_after(STATE_START, dict(option)) == after  # deterministic
+    assert state_after(STATE_START, dict(option, reads={"a": "h2"})) != after  # other inputs
+    assert state_after(STATE_START, dict(option, source="s2")) != after  # edited
+    assert state_after(after, option) != after  # where it starts counts
+    rc = dict(plain, effects={"replay": {"matplotlib rcParams": {"figure.dpi": 72}}})
+    rc2 = dict(plain, effects={"replay": {"matplotlib rcParams": {"figure.dpi": 96}}})
+    assert state_after(STATE_START, rc) != state_after(STATE_START, rc2)
+    # figures count by content, not by where their bytes are kept
+    fig = {"open": [[1, {"kind": "figure", "digest": "sha256:f", "inline": "AAA"}]]}
+    kept = {"open": [[1, {"kind": "figure", "digest": "sha256:f", "object": "x"}]]}
+    assert state_after(
+        STATE_START, dict(plain, effects={"replay": {"matplotlib figures": fig}})
+    ) == state_after(STATE_START, dict(plain, effects={"replay": {"matplotlib figures": kept}}))

@@ -378,3 +378,119 @@ def test_environment_reads_are_observed(tmp_path, monkeypatch):
     assert os.environ.get("NBR_UNIT_READ") == "x" and type(os.environ).__getitem__.__name__ == (
         "__getitem__"
     ), "unwrapped after the cell"
+
+
+def test_pyplot_figures_a_cell_opens_are_replayed_under_their_numbers(tmp_path):
+    """Issue 27: a figure left open (non-inline backend) is process state a later cell's
+    plt.savefig or plt.gcf() finds; opening, closing and activating figures replay, the same
+    figure pickles to the same bytes (matplotlib's own pickling advances an id counter), and
+    drawing into a figure that was open before the cell makes it re-execute."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from nbrewind._effects import figure_bytes, replay_figures
+
+    plt.close("all")
+    try:
+        watch = EffectWatch(str(tmp_path))
+        watch.start()
+        fig, ax = plt.subplots()
+        ax.plot([1, 3, 2])
+        plt.figure(5)
+        plt.plot([0, 1])
+        plt.figure(fig.number)
+        effects = watch.stop()
+        assert not [o for o in effects.other if "figure" in o], effects.other
+        assert [n for n, _ in effects.figures] == [1, 5]
+        assert effects.figure_changes == {"closed": [], "active": 1}
+        assert figure_bytes(fig) == figure_bytes(fig)
+        blobs = effects.figures
+
+        watch.start()
+        fig.axes[0].set_title("drawn later")
+        drawn = watch.stop()
+        assert any("draws into matplotlib figure 1" in o for o in drawn.other), drawn.other
+
+        plt.close("all")
+        replay_figures(dict(effects.figure_changes), blobs)
+        assert plt.get_fignums() == [1, 5] and plt.gcf().number == 1
+        assert [len(a.lines) for a in plt.figure(5).axes] == [1]
+        assert list(plt.figure(1).axes[0].lines[0].get_ydata()) == [1, 3, 2]
+
+        watch.start()
+        plt.close(5)
+        closed = watch.stop()
+        assert closed.figures == [] and closed.figure_changes["closed"] == [5]
+    finally:
+        plt.close("all")
+
+
+def test_a_local_modules_class_attributes_and_cache_are_its_state(tmp_path, monkeypatch):
+    """Red team 27d: a class's list mutated in place, a class attribute rebound and an
+    lru_cache filled are changes of the module's state; a relative ``__file__`` (torch's
+    ``_classes``) is no file of the notebook."""
+    (tmp_path / "unit_state_mod.py").write_text(
+        "import functools\n\nclass Registry:\n    items = []\n    scale = 1\n\n"
+        "    def count(self):\n        return len(self.items)\n\n"
+        "@functools.lru_cache\ndef load(key):\n    return key * 2\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import unit_state_mod as mod
+
+    try:
+        first = local_module_digest(mod)
+        mod.Registry.items.append("a")
+        second = local_module_digest(mod)
+        assert second != first
+        mod.Registry.scale = 5
+        third = local_module_digest(mod)
+        assert third != second
+        mod.load(3)
+        assert local_module_digest(mod) != third
+        fake = types.ModuleType("torch_like._classes")
+        fake.__file__ = "_classes.py"
+        assert module_file(fake) is None
+    finally:
+        sys.modules.pop("unit_state_mod", None)
+
+
+def test_library_class_patches_display_settings_and_module_warnings_are_effects(tmp_path):
+    import IPython.core.getipython  # noqa: F401 - display_state reads it (None outside a shell)
+
+    from nbrewind._effects import display_state, replay_module_warnings
+
+    assert display_state() is None  # no shell here: nothing to compare
+    lib = types.ModuleType("unit_fake_lib")
+    exec(
+        "import warnings\nclass Frame:\n    pass\n"
+        "def old():\n    warnings.warn('legacy', UserWarning)\n    return 1\n",
+        lib.__dict__,
+    )
+    sys.modules["unit_fake_lib"] = lib
+    try:
+        frame = lib.Frame()
+        watch = EffectWatch(str(tmp_path))
+        watch.start({"frame": frame})
+        lib.Frame.total = lambda self: 2
+        effects = watch.stop()
+        assert any("sets unit_fake_lib.Frame.total" in o for o in effects.other), effects.other
+
+        watch.start({})
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            lib.old()
+            effects = watch.stop()
+        shown = effects.replay["warnings shown in modules"]["unit_fake_lib"]
+        assert shown[0][:2] == ["legacy", "builtins:UserWarning"]
+        lib.__dict__.pop("__warningregistry__")
+        with warnings.catch_warnings(record=True) as caught:
+            # as in a kernel: ImportWarning ignored (the replay's probe), UserWarning once
+            warnings.simplefilter("ignore", ImportWarning)
+            warnings.simplefilter("default", UserWarning)
+            replay_module_warnings({"unit_fake_lib": shown})
+            lib.old()
+        assert caught == [], "replayed: shown once already"
+    finally:
+        sys.modules.pop("unit_fake_lib", None)

@@ -241,3 +241,23 @@ def test_a_native_thread_started_outside_threading_is_a_hazard():
         assert any("native thread(s)" in r for r in reasons), reasons
     finally:
         stop.set()
+
+
+def test_rebase_takes_the_process_as_it_is_now_as_a_new_fingerprint_would(module):
+    """The NBRewind kernel keeps one fingerprint and rebases it per cell: what changed before
+    the rebase is no change after it, what changes after it is."""
+    fp = Fingerprint()
+    module.SETTING = 2
+    sys.modules["fp_probe_new"] = types.ModuleType("fp_probe_new")
+    try:
+        assert fp.changes()
+        fp.rebase()
+        assert fp.changes() == []
+        fp.rebase()
+        module.SETTING = 3
+        sys.modules["fp_probe_new"].VALUE = 1
+        found = fp.changes()
+        assert "rebound fp_probe_lib.SETTING" in found
+        assert "added fp_probe_new.VALUE" in found
+    finally:
+        del sys.modules["fp_probe_new"]
