@@ -216,3 +216,18 @@ class ProgressReporter:
                 self.step()
             except Exception:  # progress must never disturb the run
                 pass
+
+
+def results_line(made: list[str], missing: list[str], shown: int = 3) -> Optional[str]:
+    """The run's final outputs in one line, last: what was made, and what was not."""
+    if not made and not missing:
+        return None
+
+    def some(files: list[str]) -> str:
+        more = f" (and {len(files) - shown} more)" if len(files) > shown else ""
+        return ", ".join(files[:shown]) + more
+
+    if not missing:
+        return f"sticky: results: {some(made)}"
+    line = f"sticky: not made: {some(missing)}"
+    return line + (f"; made: {some(made)}" if made else "")

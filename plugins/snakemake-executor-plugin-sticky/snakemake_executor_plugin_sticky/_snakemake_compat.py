@@ -261,6 +261,38 @@ def progress_counts(workflow: Any) -> tuple[int, int]:
         return 0, 0
 
 
+def final_outputs(workflow: Any) -> list[str]:
+    """The run's results as Snakemake targets them: the files asked for on the command line
+    or the target rules' outputs, and the inputs of a target rule with no outputs (the usual
+    ``rule all:``), in order; [] where this Snakemake keeps no target jobs."""
+    jobs = getattr(getattr(workflow, "dag", None), "targetjobs", None) or ()
+    found: list[str] = []
+    for job in sorted(jobs, key=lambda j: str(j.rule)):
+        files = job.output if len(job.output) else job.input
+        found.extend(str(f) for f in files)
+    return list(dict.fromkeys(found))
+
+
+def terminal_stream_handler(workflow: Any) -> Any:
+    """Snakemake's own stream handler when it writes to a terminal and the user asked for
+    no per-job detail (``--verbose``, ``--printshellcmds``); else None (a log handler plugin
+    writes the stream, or it is a file, a pipe, CI)."""
+    import logging
+
+    settings = getattr(workflow, "output_settings", None)
+    if settings is None or settings.verbose or settings.printshellcmds or settings.dryrun:
+        return None
+    for handler in logging.getLogger("snakemake.logging").handlers:
+        if getattr(handler, "name", None) != "DefaultStreamHandler":
+            continue
+        stream = getattr(handler, "stream", None)
+        try:
+            return handler if stream is not None and stream.isatty() else None
+        except (AttributeError, ValueError):
+            return None
+    return None
+
+
 def module_config(workflow: Any, rule: Any) -> Any:
     """The config a rule's code sees: its Snakemake ``module``'s (``module m: config: ...``)
     for a rule from a module, else the workflow's."""

@@ -28,7 +28,7 @@ from ._hybrid import start_slurm_executor
 from ._metrics import MetricsLog, RunTotals, summarize
 from ._mode import hybrid
 from ._preamble import compile_script
-from ._progress import ProgressReporter, end_line, start_line
+from ._progress import ProgressReporter, end_line, results_line, start_line
 from ._protocol import InvocationDone, Invoke
 from ._shell_prefix import PrefixEffects, probe
 from ._slurm_checks import check_before_submit, pilot_classes
@@ -39,12 +39,15 @@ from ._snakemake_compat import (
     ScriptSources,
     check_snakemake,
     default_resources,
+    final_outputs,
     needrun_jobs,
     prepare_job,
     progress_counts,
     quiet_wakeups,
+    terminal_stream_handler,
     user_shell,
 )
+from ._terminal import CondensedOutput
 from .manager import Manager
 from .settings import ExecutorSettings, PilotLimits, pilot_limits, settings_problems
 from .slurm import PILOT_RESOURCES, SlurmError
@@ -102,6 +105,11 @@ class Executor(RealExecutor):
         self.run_dir = Path(self.workflow.persistence.path) / "sticky" / self.run_id
         self._progress: Optional[ProgressReporter] = None
         self._open_checkpoints()
+        self._condensed: Optional[CondensedOutput] = None
+        handler = terminal_stream_handler(self.workflow)
+        if handler is not None:
+            self._condensed = CondensedOutput(handler, self._busy)
+            handler.addFilter(self._condensed)
         # One watch of the cluster's faults for the run: pilots and Slurm jobs share its
         # accounting probe, so that an outage is told once, not once by each.
         self._slurm_watch = SlurmWatch(
@@ -285,7 +293,9 @@ class Executor(RealExecutor):
             totals = RunTotals.of(self._manager.metrics.iter_records())
             self._print_summary(totals)
         self._close_checkpoints()
+        self._close_condensed()
         self._print_end_line(totals)
+        self._print_results()
 
     def cancel(self) -> None:
         """Ctrl-C (or an error in Snakemake): end every job at once, then one line saying
@@ -298,6 +308,7 @@ class Executor(RealExecutor):
             self._slurm.cancel()
         if self._progress is not None:
             self._progress.stop()
+        self._close_condensed()
         if self._manager is not None:
             self._manager.cancel()
         for info in running:  # half-written outputs of the ended invocations go
@@ -640,6 +651,30 @@ class Executor(RealExecutor):
                 stored=ckpt.stored if ckpt is not None else None,
             )
         )
+
+    def _busy(self) -> tuple[int, int]:
+        """(jobs running on workers, live workers) for the progress line."""
+        manager = self._manager
+        workers = len(manager.workers) if manager is not None else 0
+        return min(len(self._jobs), workers), workers
+
+    def _close_condensed(self) -> None:
+        """The progress line's last state, as an ordinary line, and the filter removed."""
+        condensed, self._condensed = self._condensed, None
+        if condensed is None:
+            return
+        last = condensed.close_line()
+        condensed.handler.removeFilter(condensed)
+        if last is not None:
+            self.logger.info(last)
+
+    def _print_results(self) -> None:
+        """The final outputs (the default rule's, or the targets asked for), named last."""
+        files = final_outputs(self.workflow)
+        made = [f for f in files if os.path.exists(f)]
+        line = results_line(made, [f for f in files if f not in made])
+        if line is not None:
+            self.logger.info(line)
 
     def _print_summary(self, totals: RunTotals) -> None:
         assert self._manager is not None

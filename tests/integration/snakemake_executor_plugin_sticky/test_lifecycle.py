@@ -40,6 +40,9 @@ def test_a_script_that_ends_its_process_fails_once_with_the_cause(workflow, run_
     assert "sticky: 5 invocations (4 failed)" in run.output
     ended = {r["fate"] for r in run.events("worker_ended")}
     assert ended == {"fail", "succeed"}
+    # the end of the run names the targets it did not make, and those it did (issue 31)
+    last = [line for line in run.output.splitlines() if line.startswith("sticky: not made: ")]
+    assert last and "out/exit0.txt" in last[-1].partition("; made: ")[2], run.output[-2000:]
 
 
 def test_a_c_call_holding_the_gil_past_the_heartbeat_timeout_is_alive(workflow, run_snakemake):
@@ -65,6 +68,8 @@ def test_a_c_call_holding_the_gil_past_the_heartbeat_timeout_is_alive(workflow, 
     invocations = run.events("invocation")
     assert len(invocations) == 2
     assert all(r["ok"] and r["exec_s"] > 4 for r in invocations)
+    results = [line for line in run.output.splitlines() if line.startswith("sticky: results: ")]
+    assert results and {"out/gil.txt", "out/gilwait.txt"} == set(results[-1][17:].split(", "))
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from snakemake_executor_plugin_sticky._progress import (
     end_line,
     progress_line,
     report_due,
+    results_line,
     start_line,
 )
 
@@ -153,3 +154,24 @@ def test_the_metrics_log_hands_out_new_records_and_its_clock(tmp_path):
     assert log.records_since(2) == []
     assert log.elapsed() >= log.records()[-1]["t"]
     log.close()
+
+
+def test_the_results_line_names_the_final_outputs_made_and_not_made():
+    assert results_line([], []) is None
+    assert results_line(["results/report.md"], []) == "sticky: results: results/report.md"
+    many = [f"out/{i}.txt" for i in range(5)]
+    assert results_line(many, []) == "sticky: results: out/0.txt, out/1.txt, out/2.txt (and 2 more)"
+    assert results_line(["a"], ["b"]) == "sticky: not made: b; made: a"
+    assert results_line([], ["b"]) == "sticky: not made: b"
+
+
+def test_final_outputs_are_the_target_rules_outputs_or_the_inputs_of_rule_all():
+    from types import SimpleNamespace
+
+    from snakemake_executor_plugin_sticky._snakemake_compat import final_outputs
+
+    everything = SimpleNamespace(rule="all", output=[], input=["r/report.md", "r/a.tsv"])
+    target = SimpleNamespace(rule="make", output=["r/x.txt"], input=["in.txt"])
+    workflow = SimpleNamespace(dag=SimpleNamespace(targetjobs=[target, everything]))
+    assert final_outputs(workflow) == ["r/report.md", "r/a.tsv", "r/x.txt"]
+    assert final_outputs(SimpleNamespace()) == []
