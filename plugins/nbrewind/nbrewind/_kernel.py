@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import signal
 import sys
 import threading
@@ -159,6 +160,11 @@ def _distributions_of(top_modules: set[str]) -> dict[str, str]:
             except metadata.PackageNotFoundError:
                 continue
     return found
+
+
+_SEEDING = re.compile(r"\b(seed|set_state|setstate|manual_seed)\s*\(")
+"""A call that sets a global generator's state (``random.seed``, ``np.random.seed``,
+``np.random.set_state``, ``random.setstate``, ``torch.manual_seed``) in a cell's source."""
 
 
 def _distribution_recording(top: str) -> Optional[str]:
@@ -596,13 +602,17 @@ class NBRewindKernel(IPythonKernel):
                 if name in writes:
                     self._fn_globals[name] = analysis.functions[name]
 
+            # A cell that seeds a generator sets its state, even to the one it had (seed(1),
+            # a draw, then seed(1) and the same draw again): recorded, so that restoring it
+            # sets the state in a repeat where an edited earlier cell seeded otherwise.
+            seeds = bool(_SEEDING.search(code))
             for name in RNG_NAMES:
                 state = rng_state(name)
                 if state is None:
                     continue
                 blob = rng_blob(state)
                 now = blob_digest(blob)
-                if now == rng_before[name]:
+                if now == rng_before[name] and not seeds:
                     continue
                 known = self._rng_known.get(name)
                 read_hashes[name] = (

@@ -48,7 +48,9 @@ from ._record import (
     FORMAT_VERSION,
     STATE_START,
     checkpoints,
+    files_read,
     files_written,
+    input_files,
     relative_inside,
     state_after,
 )
@@ -144,6 +146,8 @@ class RewindClient(PapermillNotebookClient):
         self.records: list[Optional[dict[str, Any]]] = [
             copy.deepcopy(dict(c.metadata.get("nbrewind") or {})) or None for c in self.nb.cells
         ]
+        self.site_inputs = set(input_files(self.records))
+        """The recorded run's input files: read before any of its cells wrote them."""
         self.key = load_key()
         self.pin_owner = str(output_path) if output_path is not None else None
         notebook_dir = (output_path or input_path or Path.cwd() / "nb").parent
@@ -350,6 +354,10 @@ class RewindClient(PapermillNotebookClient):
         if not record or verify(record, self.key) is not Trust.TRUSTED:
             return
         produced = {path for r in self.records[:index] if r for path in files_written(r)}
+        # Only the recorded run's own inputs (read before any of its cells wrote them): a file
+        # an earlier cell wrote then (and writes differently now, or not at all) is that
+        # cell's doing, as in a fresh run, not something the site lacks.
+        produced |= {path for path in files_read(record) if path not in self.site_inputs}
         for path, digest in restore_missing(record, Path.cwd(), self.store_roots, produced):
             copy_into(digest, self.store_roots, self.store_root)
             log.info("nbrewind: input %s of cell %d restored from the store", path, index)

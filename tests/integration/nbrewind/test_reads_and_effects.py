@@ -269,3 +269,38 @@ def test_a_figure_drawn_into_by_a_later_cell_re_executes_that_cell(tmp_path):
     assert "drawn later" in str(outputs(again)[-1])
     assert _saved(tmp_path / "run" / "out.png") == _saved(tmp_path / "stock" / "out.png")
     assert "draws into matplotlib figure 1" in statuses(again)["plt.title('drawn later')"][1]
+
+
+def test_a_file_an_earlier_cell_wrote_in_the_audit_is_not_put_back_as_a_site_input(tmp_path):
+    """The fuzzer's seed 90005, case 38: with p=2 the audit wrote f2.txt, read the folder and
+    deleted the file; with p=3 the repeat writes f0.txt. f2.txt was put back from the store
+    before the listing cell, as if the site lacked an input (it lists f0.txt and f2.txt; a
+    fresh run, f0.txt). Only the recorded run's own inputs are put back."""
+    cells = [
+        "p = 2",
+        "import os\nfrom pathlib import Path",
+        'os.makedirs("d", exist_ok=True)\n'
+        'with open(os.path.join("d", "f%d.txt" % (p % 3)), "w") as fh:\n    fh.write("0")',
+        "n = sum(int(q.read_text()) for q in sorted(Path('d').glob('*.txt')))\n"
+        "print(sorted(q.name for q in Path('d').glob('*.txt')), n)",
+        "for q in sorted(Path('d').glob('*.txt'))[:1]:\n    q.unlink()",
+    ]
+    again, stock = repeat_and_stock(tmp_path, cells, {"p": 2}, {"p": 3})
+    same(again, stock)
+    assert "['f0.txt'] 0" in str(outputs(again)[3])
+
+
+def test_a_cell_that_seeds_a_generator_to_the_state_it_had_still_sets_it(tmp_path):
+    """The fuzzer's seed 91010: two cells each seed(1) and draw, so the second leaves numpy's
+    generator as it found it and was recorded as not touching it; editing the first to
+    seed(2) left the restored second one without its state, and a later draw differed."""
+    cells = [
+        "p = 1",
+        "import numpy as np",
+        "np.random.seed(1)\na = int(np.random.rand() * 100)\nprint(a)",
+        "np.random.seed(1)\nb = int(np.random.rand() * 100)\nprint(b)",
+        "print(int(np.random.randint(0, 100)) + p)",
+    ]
+    edit = (2, "np.random.seed(2)\na = int(np.random.rand() * 100)\nprint(a)")
+    again, stock = repeat_and_stock(tmp_path, cells, {"p": 1}, {"p": 1}, edit=edit)
+    same(again, stock)
