@@ -36,7 +36,6 @@ import hashlib
 import io
 import os
 import pickle
-import re
 import sys
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -44,6 +43,8 @@ from typing import Any, Optional
 
 from stickyinvoc.fingerprint import Fingerprint
 from stickyinvoc.registries import read_registries
+
+from ._record import mask_addresses
 
 _KERNEL_MODULES = (
     "__main__",
@@ -208,13 +209,12 @@ _INLINE_PRINTERS = ("IPython.core.pylabtools", "matplotlib_inline.backend_inline
 
 def _callable_key(value: Any) -> str:
     """A printer function by what it does (its code, constants and defaults), not by where it
-    lives (a cell's file name and object addresses change from run to run)."""
+    lives (a cell's file name changes from run to run; addresses are masked by the caller)."""
     code = getattr(value, "__code__", None)
     if code is None:
-        return re.sub(r"0x[0-9a-fA-F]+", "0x?", f"{type(value).__qualname__}:{value!r}")
-    consts = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(code.co_consts))
-    defaults = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(getattr(value, "__defaults__", None)))
-    return f"{value.__qualname__}:{code.co_code.hex()}:{consts}:{defaults}"
+        return f"{type(value).__qualname__}:{value!r}"
+    defaults = getattr(value, "__defaults__", None)
+    return f"{value.__qualname__}:{code.co_code.hex()}:{code.co_consts!r}:{defaults!r}"
 
 
 def display_state() -> Optional[str]:
@@ -257,7 +257,7 @@ def display_state() -> Optional[str]:
                 parts.append(
                     (name, repr(sorted(value.items()) if isinstance(value, dict) else value))
                 )
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(parts))
+    text = mask_addresses(repr(parts))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 

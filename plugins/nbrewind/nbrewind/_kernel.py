@@ -509,12 +509,13 @@ class NBRewindKernel(IPythonKernel):
                 self._lazy.pop(name, None)
             return reply
         try:
+            limit = int(request.get("inline_max", inline_max()))
             effects = self._effects.stop()
             if effects.figure_changes is not None:
                 opened = []
                 for num, blob in effects.figures:
                     kept: dict[str, Any] = {"kind": "figure"}
-                    self._put(kept, blob, "", store, int(request.get("inline_max", inline_max())))
+                    self._put(kept, blob, "", store, limit)
                     if kept["kind"] != "figure":
                         effects.other.append(
                             f"leaves matplotlib figure {num} open ({kept['error']})"
@@ -563,7 +564,6 @@ class NBRewindKernel(IPythonKernel):
             identity = hashlib.sha256(
                 (source_hash(code) + repr(sorted(read_hashes.items()))).encode()
             ).hexdigest()
-            limit = int(request.get("inline_max", inline_max()))
             writes: dict[str, Any] = {}
             blobs: list[bytes] = []
             top_modules: set[str] = set()

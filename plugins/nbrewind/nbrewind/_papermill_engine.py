@@ -421,6 +421,7 @@ class RewindClient(PapermillNotebookClient):
             self.current[name] = entry["hash"]
             self.changed_by.pop(name, None)
             self.pending[name] = index
+        for _, entry in checkpoints(record):  # values and figures: kept in this run's store
             if "object" in entry:
                 copy_into(entry["digest"], self.store_roots, self.store_root)
         for name in record.get("deleted", []):
@@ -429,9 +430,6 @@ class RewindClient(PapermillNotebookClient):
         replay = (record.get("effects") or {}).get("replay")
         if replay:  # its environment, working directory, sys.path: before the next run
             self.replay.append(replay)
-        for _, entry in checkpoints(record):
-            if "object" in entry and entry.get("kind") == "figure":
-                copy_into(entry["digest"], self.store_roots, self.store_root)
         self.state = state_after(self.state, record)
         self._apply_environ(record)
         # Files it wrote are put back now (the same order of effects as a fresh run): a later

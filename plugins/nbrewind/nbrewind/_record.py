@@ -70,6 +70,11 @@ STATE_START = "start"
 _INPUTS = ("source", "reads", "files_read", "dirs_read", "env_read", "stats_read")
 
 
+def mask_addresses(text: str) -> str:
+    """``text`` with object addresses (``0x7f...``) masked: they differ from run to run."""
+    return re.sub(r"0x[0-9a-fA-F]+", "0x?", text)
+
+
 def state_after(state: str, record: Mapping[str, Any]) -> str:
     """The state chain after a cell that started in ``state``. A cell that changed nothing in
     the process outside its variables (or only the environment, whose reads are compared name
@@ -90,7 +95,7 @@ def state_after(state: str, record: Mapping[str, Any]) -> str:
         replay["matplotlib figures"] = dict(figures, open=opened)
     seen = None
     if record.get("opaque") or record.get("wide") or record.get("unknowable"):
-        seen = [re.sub(r"0x[0-9a-fA-F]+", "0x?", phrase) for phrase in other]
+        seen = [mask_addresses(phrase) for phrase in other]
     payload = [state, {k: record.get(k) for k in _INPUTS}, replay, bool(other), seen]
     text = json.dumps(payload, sort_keys=True, default=repr)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
