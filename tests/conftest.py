@@ -423,3 +423,17 @@ def pid_alive(pid: int) -> bool:
 @pytest.fixture
 def alive() -> Callable[[int], bool]:
     return pid_alive
+
+
+@pytest.fixture(scope="session")
+def docs_sandbox(tmp_path_factory):
+    """Runs documented blocks as written (tests/docblocks.py), each at most once per session:
+    the blocks test and the packaging test share the quickstart's install."""
+    from tests.docblocks import Sandbox
+
+    sandbox = Sandbox(tmp_path_factory.mktemp("docs"))
+    yield sandbox
+    # The virtual environments are most of the space (torch alone is over a gigabyte); the
+    # copies, with what the blocks left there, stay for inspection.
+    for venv in sandbox.root.glob("venv*"):
+        shutil.rmtree(venv, ignore_errors=True)

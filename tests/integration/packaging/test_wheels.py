@@ -4,28 +4,28 @@ virtual environment, and works there.
 The environment sees no system site-packages: pip builds each distribution (with build
 isolation, setuptools from the package index) and installs it and its third-party
 dependencies (Snakemake, papermill, ...; not torch) from the package index, as on a fresh
-machine. The distributions are installed from a copy of plugins/ (a build reads nothing
-outside its own folder, and leaves no build/ or egg-info in the checkout). Every one of this
-repository's packages, the plugins Snakemake finds and the packaged rule modules must then
-come from the environment itself: the checks run from a temporary directory, with no
-PYTHONPATH, so nothing can be imported from the checkout.
+machine. The distributions are installed by docs/quickstart.md's install block as written,
+in a fresh copy of the repository (tests/docblocks.py; nothing is built in the checkout).
+Every one of this repository's packages, the plugins Snakemake finds and the packaged rule
+modules must then come from the environment itself: the checks run from a temporary
+directory, with no PYTHONPATH, so nothing can be imported from the checkout.
 """
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.docblocks import Chain, chains, failure
 
 # The fixture's install (six builds and the dependencies from the index) took 1.5-2.5 minutes
-# on a loaded 2-core machine: the whole first test, setup included, gets more than the 300 s.
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
+# on a loaded 2-core machine: the whole first test, setup included, gets more than the 300 s
+# (as much as the runnable-blocks test, which may run that install first).
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 # In dependency order: the sticky executor and nbrewind require the storage plugin, the sticky
 # executor the scheduler plugin (its profiles select it), nbrewind the sticky executor's
@@ -171,32 +171,26 @@ def quickstart_order() -> list[str]:
     return order
 
 
+def quickstart_install_chain() -> Chain:
+    """docs/quickstart.md's install block: the runnable block that installs into a new venv."""
+    found = [c for c in chains() if c.id.startswith("docs/quickstart.md:") and c.has("new venv")]
+    assert len(found) == 1, [c.id for c in found]
+    return found[0]
+
+
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("install")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JUPYTER_PATH")}
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    src = tmp / "src"
-    for dist in DISTRIBUTIONS:
-        shutil.copytree(
-            REPO / "plugins" / dist,
-            src / "plugins" / dist,
-            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"),
-        )
-    root = tmp / "venv"
-    _run([sys.executable, "-m", "venv", root], env)
-    assert "include-system-site-packages = false" in (root / "pyvenv.cfg").read_text()
+def venv(docs_sandbox, tmp_path_factory):
     # What the docs tell a user to type, from the folder holding plugins/: docs/quickstart.md's
-    # install lines, one pip command each, in the docs' order (issue 31: each distribution
-    # installs alone once those before it are in).
-    install = [root / "bin" / "python", "-m", "pip", "install", "--quiet"]
-    for dist in quickstart_order():
-        _run([*install, f"./plugins/{dist}"], env, cwd=src, timeout=900)
-    # The environment's console scripts first (the kernelspecs run `python`), as if activated.
-    env["PATH"] = f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    env["VIRTUAL_ENV"] = str(root)
-    away = tmp / "away"
-    away.mkdir()
+    # install lines, as written, in a new venv in a fresh copy (issue 31: each distribution
+    # installs alone once those before it are in). The runnable-blocks test runs the same
+    # block: the sandbox runs it once per session.
+    quickstart_order()
+    result = docs_sandbox.run(quickstart_install_chain())
+    assert result.returncode == 0, failure(result)
+    root = result.venv
+    assert "include-system-site-packages = false" in (root / "pyvenv.cfg").read_text()
+    env = docs_sandbox.env(root)
+    away = tmp_path_factory.mktemp("away")
     return root, env, away
 
 
