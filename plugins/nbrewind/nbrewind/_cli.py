@@ -177,11 +177,17 @@ def _run(args: argparse.Namespace) -> int:
     from papermill.cli import _resolve_type
     from papermill.engines import papermill_engines
 
-    from ._engine import NBRewindEngine
+    from ._engine import NBRewindEngine, NBRewindError
 
     if "nbrewind" not in papermill_engines._engines:  # importable but not installed
         papermill_engines.register("nbrewind", NBRewindEngine)
 
+    # papermill answers these with a traceback: one line each instead (issue 31).
+    if not Path(args.input).is_file():
+        raise NotebookError(f"{args.input}: no such notebook")
+    folder = Path(args.output).parent
+    if not folder.is_dir():
+        raise NotebookError(f"{args.output}: its folder {folder} does not exist; create it first")
     params = {name: _resolve_type(value) for name, value in args.parameter}
     try:
         papermill.execute_notebook(
@@ -196,4 +202,7 @@ def _run(args: argparse.Namespace) -> int:
     except papermill.PapermillExecutionError as e:
         print(f"nbrewind: {e}", file=sys.stderr)
         return 1
+    except NBRewindError as e:  # the kernels not installed, say
+        print(f"nbrewind: {e}", file=sys.stderr)
+        return 2
     return 0

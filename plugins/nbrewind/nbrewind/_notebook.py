@@ -99,6 +99,10 @@ def pack(
     named by an absolute path (outside the working directory) are left out and counted in
     ``inputs_skipped``. Whenever a store is written, the files the cells wrote that the
     source store kept go into it too (``files_written``)."""
+    if Path(dest).is_dir():
+        raise NotebookError(
+            f"{dest} is a directory; name the notebook to write in it: {Path(dest) / 'out.ipynb'}"
+        )
     nb = read_notebook(source)
     roots = store_roots(source, nb)
     dest_store = dest.parent.resolve() / STORE_DIRNAME
@@ -156,7 +160,7 @@ def _carry_written_files(nb: Any, roots: list[Path], dest_store: Path) -> int:
 
 @dataclass(frozen=True)
 class CellRow:
-    index: int
+    index: int  # in the notebook's cells (markdown included)
     status: str
     reason: str
     reads: list[str]
@@ -164,6 +168,25 @@ class CellRow:
     inline_bytes: int
     store_bytes: int
     trust: str
+    number: str = ""  # as reasons name it: "3" for code cell 3, "params" for papermill's
+
+
+def code_cell_numbers(cells: Any) -> dict[int, str]:
+    """How reasons and ``nbrewind inspect`` number code cells, by their index in ``cells``:
+    their place among the notebook's code cells, papermill's injected parameters cell and
+    markdown cells not counted (so an audit and its repeat, with or without parameters,
+    number alike), and ``"params"`` for the injected parameters cell."""
+    numbers: dict[int, str] = {}
+    order = 0
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            numbers[index] = "params"
+            continue
+        order += 1
+        numbers[index] = str(order)
+    return numbers
 
 
 def inspect(path: Path) -> list[CellRow]:
@@ -173,12 +196,13 @@ def inspect(path: Path) -> list[CellRow]:
     except Exception:  # noqa: BLE001 - inspecting needs no key; say "unknown" instead
         key = None
     rows = []
+    numbers = code_cell_numbers(nb.cells)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         record = cell.metadata.get("nbrewind")
         if not isinstance(record, dict):
-            rows.append(CellRow(index, "-", "no record", [], [], 0, 0, "-"))
+            rows.append(CellRow(index, "-", "no record", [], [], 0, 0, "-", numbers[index]))
             continue
         writes = record.get("writes", {})
         inline = sum(len(w.get("inline", "")) * 3 // 4 for w in writes.values())
@@ -198,18 +222,20 @@ def inspect(path: Path) -> list[CellRow]:
                 inline,
                 stored,
                 trust,
+                numbers[index],
             )
         )
     return rows
 
 
 def format_table(rows: list[CellRow]) -> str:
+    # "code cell N" in the reasons is row N: code cells counted as reasons count them.
     header = ("cell", "status", "trust", "inline", "store", "reads", "writes", "why")
     lines = [header]
     for r in rows:
         lines.append(
             (
-                str(r.index),
+                r.number or str(r.index),
                 r.status,
                 r.trust,
                 _size(r.inline_bytes),

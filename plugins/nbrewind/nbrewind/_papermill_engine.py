@@ -31,7 +31,7 @@ from ckptstore import StoreError, file_digest
 from ._dataflow import CellAnalysis, analyse_cell, reads_closure, source_hash
 from ._engine import NBRewindError, kernel_mode
 from ._inputs import restore_missing
-from ._notebook import outputs_digest
+from ._notebook import code_cell_numbers, outputs_digest
 from ._objects import (
     STORE_DIRNAME,
     BlobError,
@@ -638,19 +638,15 @@ async def _maybe_await(value: Any) -> Any:
 
 
 def _cell_labels(cells: Any) -> dict[int, str]:
-    """How reasons name a code cell: its place in execution order among the notebook's code
-    cells (papermill's injected parameters cell and markdown cells not counted), and its id."""
+    """How reasons name a code cell: its number (``code_cell_numbers``, as ``nbrewind
+    inspect`` numbers its rows) and its id."""
     labels: dict[int, str] = {}
-    order = 0
-    for index, cell in enumerate(cells):
-        if cell.cell_type != "code":
-            continue
-        if "injected-parameters" in cell.metadata.get("tags", []):
+    for index, number in code_cell_numbers(cells).items():
+        if number == "params":
             labels[index] = "the injected parameters cell"
             continue
-        order += 1
-        ident = cell.get("id")
-        labels[index] = f"code cell {order}" + (f" (id {ident})" if ident else "")
+        ident = cells[index].get("id")
+        labels[index] = f"code cell {number}" + (f" (id {ident})" if ident else "")
     return labels
 
 

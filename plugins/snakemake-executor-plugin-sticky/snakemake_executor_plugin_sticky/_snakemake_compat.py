@@ -293,6 +293,17 @@ def terminal_stream_handler(workflow: Any) -> Any:
     return None
 
 
+def rule_location(workflow: Any, rule: Any) -> str:
+    """``rule NAME (line N of FILE)``, N the line of the Snakefile as written: ``rule.lineno``
+    counts lines of the Python Snakemake compiled the file to, and ``workflow.linemaps`` maps
+    them back (as Snakemake's own error messages do)."""
+    line = rule.lineno
+    linemap = (getattr(workflow, "linemaps", None) or {}).get(rule.snakefile)
+    if linemap and line in linemap:
+        line = linemap[line]
+    return f"rule {rule.name} (line {line} of {rule.snakefile})"
+
+
 def module_config(workflow: Any, rule: Any) -> Any:
     """The config a rule's code sees: its Snakemake ``module``'s (``module m: config: ...``)
     for a rule from a module, else the workflow's."""

@@ -6,11 +6,12 @@ import itertools
 import os
 import secrets
 import shutil
+import signal
 import socket
 import sys
 import threading
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -37,6 +38,7 @@ from ._snakemake_compat import (
     CliException,
     LocalExecutor,
     ScriptSources,
+    all_jobs,
     check_snakemake,
     default_resources,
     final_outputs,
@@ -44,6 +46,7 @@ from ._snakemake_compat import (
     prepare_job,
     progress_counts,
     quiet_wakeups,
+    rule_location,
     terminal_stream_handler,
     user_shell,
 )
@@ -68,6 +71,15 @@ class Executor(RealExecutor):
     """Whether Snakemake's scheduler wakes through :class:`._snakemake_compat.Wakeups`."""
 
     def __post_init__(self) -> None:
+        try:
+            self._start()
+        except WorkflowError as e:
+            # Every check here is about the user's workflow, templates or settings, and says
+            # what to fix: Snakemake prints a CliException as that message alone, where a
+            # WorkflowError would add this module's frames (issue 31).
+            raise CliException(str(e)) from None
+
+    def _start(self) -> None:
         check_snakemake(self.workflow)
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         _check_settings(self.settings)
@@ -81,6 +93,9 @@ class Executor(RealExecutor):
             )
         except TemplateError as e:
             raise WorkflowError(str(e)) from None
+        except SyntaxError as e:  # as Python prints it: the file, the line, the caret
+            where = "".join(traceback.format_exception_only(e)).rstrip()
+            raise WorkflowError(f"the templates file has a syntax error:\n{where}") from None
         self.declared = {name: d.line for name, d in declarations.items()}
         self.pilot_resources = {name: d.resources for name, d in declarations.items()}
         self.partitions = {name: d.partitions for name, d in declarations.items() if d.partitions}
@@ -300,6 +315,10 @@ class Executor(RealExecutor):
     def cancel(self) -> None:
         """Ctrl-C (or an error in Snakemake): end every job at once, then one line saying
         what stopped, what is left and that a rerun continues."""
+        # A second Ctrl-C while this runs (a terminal sends one per key press; `timeout`
+        # forwards its own) would end it half-way with a traceback: the run is stopping anyway.
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         running = list(self._jobs.values())
         self._jobs.clear()
         if self._local is not None:
@@ -343,6 +362,13 @@ class Executor(RealExecutor):
                     "--sticky-checkpoints-plan needs --sticky-checkpoints DIR (the store)"
                 )
             return
+        clash = store_clash(self.settings.checkpoints, all_jobs(self.workflow))
+        if clash is not None:
+            raise WorkflowError(
+                f"--sticky-checkpoints {self.settings.checkpoints}: the workflow's output "
+                f"{clash} lies in the store's directory, or the store in it (deleting outputs "
+                "would delete the store); choose a directory apart from every output, e.g. .ckpt"
+            )
         self._ckpt = RunCheckpoints(
             self.workflow,
             self.logger,
@@ -385,7 +411,7 @@ class Executor(RealExecutor):
             self._check_partition(rule, name, rule.resources)
 
     def _check_rule(self, rule: Any, name: Any) -> None:
-        where = f"rule {rule.name} (line {rule.lineno} of {rule.snakefile})"
+        where = rule_location(self.workflow, rule)
         if not isinstance(name, str) or not name:
             raise WorkflowError(f"{where}: resources: sticky= must name a template (a string)")
         if name not in self.declared:
@@ -482,7 +508,7 @@ class Executor(RealExecutor):
         partition = self.pilot_resources_of(template, resources, rule).get("slurm_partition")
         if partition not in allowed:
             raise WorkflowError(
-                f"rule {rule.name} (line {rule.lineno} of {rule.snakefile}) asks for Slurm "
+                f"{rule_location(self.workflow, rule)} asks for Slurm "
                 f"partition {partition!r}, but sticky template {template!r} may only be built "
                 f"on: {', '.join(allowed)} (its partitions= in {self.templates_file})"
             )
@@ -625,7 +651,8 @@ class Executor(RealExecutor):
     def _announce(self) -> None:
         """One line before the first job: what runs as invocations of which templates."""
         templates, per_job = [], 0
-        for job in needrun_jobs(self.workflow):
+        jobs = needrun_jobs(self.workflow)
+        for job in jobs:
             value = _resource_value(job.rule.resources, STICKY_RESOURCE)
             if value is _DEFERRED:
                 per_job += 1
@@ -640,6 +667,8 @@ class Executor(RealExecutor):
                 restored=self._ckpt.restored if self._ckpt is not None else None,
             )
         )
+        if not jobs:  # every job restored: Snakemake says "Nothing to be done" and stops here
+            self._print_results()
 
     def _print_end_line(self, totals: RunTotals) -> None:
         """The run in one line, last, where the per-job output has not scrolled it away."""
@@ -681,6 +710,19 @@ class Executor(RealExecutor):
         summary = summarize(totals)
         if summary:
             self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
+
+
+def store_clash(store: Any, jobs: Iterable[Any]) -> Optional[str]:
+    """The first output or log of ``jobs`` that lies inside the checkpoint store's directory,
+    or that the store lies inside (a ``directory()`` output, or a file path it would replace);
+    None when they are apart."""
+    root = os.path.abspath(str(store))
+    for job in jobs:
+        for path in [*job.output, *job.log]:
+            out = os.path.abspath(str(path))
+            if out == root or out.startswith(root + os.sep) or root.startswith(out + os.sep):
+                return str(path)
+    return None
 
 
 def _check_settings(settings: ExecutorSettings) -> None:

@@ -10,6 +10,7 @@ read, a template's state build, a job's start). Everything that happens after a 
 * jobs: those whose end is reached; outputs: the outputs of those jobs.
 """
 
+import difflib
 import functools
 import os
 import re
@@ -479,7 +480,8 @@ def _function_points(
                 f"{change}: the Snakefile {where}, and Snakemake's own process (input "
                 "functions, params callables) was not traced, so every job counts as impacted"
             )
-    if workflow is not None and not defined and not ids and _installed(change.name):
+    local = workflow is not None and workflow.module_of(change.name) is not None
+    if workflow is not None and not defined and not ids and not local and _installed(change.name):
         # Library code: never traced, and it may run anywhere (scripts, workers, Snakemake).
         for key in sorted(k for k, j in trace.jobs.items() if j.outputs):
             points.append((f"job:{key}#start", 0, f"job {key} may call {change.name}"))
@@ -488,11 +490,22 @@ def _function_points(
             "its calls are never recorded, so every job counts as impacted"
         )
     if points:
+        if workflow is not None and module is not None and not defined and not ids:
+            # A typo of a workflow function (issue 31's red team) read like a confident
+            # answer: say the name is not there, and what the answer then means.
+            close = difflib.get_close_matches(change.name, list(workflow.functions), n=1)
+            hint = f" (did you mean func:{close[0]}?)" if close else ""
+            notes.append(
+                f"{change}: {module} defines no {change.name[len(module) + 1 :]}{hint}; "
+                f"answered as a change adding it to {module}: whatever ran or read that module"
+            )
         return
     if workflow is not None and not defined and not ids:
+        close = difflib.get_close_matches(change.name, list(workflow.functions), n=1)
+        hint = f"; did you mean func:{close[0]}?" if close else ""
         notes.append(
             f"{JUSTIFIED}{change} is not a function of this workflow (no definition under "
-            f"{workflow.root}; check the name: module path from the workflow directory)"
+            f"{workflow.root}; check the name: module path from the workflow directory){hint}"
         )
     elif workflow is None:
         notes.append(
@@ -724,6 +737,16 @@ def _file_points(
                     where = order.label(name, when)
                     points.append((name, when, f"{where} read {path}"))
     traced_readers = {p for p, _, _ in points}
+    read = any(" read " in why for _, _, why in points)
+    here = os.path.join(workdir, path) if workdir and not os.path.isabs(path) else path
+    if points and not read and not os.path.lexists(here):
+        # Issue 31's red team: a mistyped path was answered as impacting every job, through
+        # listings of a folder that would hold it, without a word that it does not exist.
+        notes.append(
+            f"{change}: no traced process read {path}, and it does not exist here; what it "
+            "impacts comes only from listings of folders that would hold it if it were "
+            "created (check the path)"
+        )
     declared = False
     for key, job in trace.jobs.items():
         if any(

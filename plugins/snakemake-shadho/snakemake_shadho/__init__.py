@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ._speeds import SpeedEstimate, estimate_speeds, measured_classes, slower_than_declared
     from ._store import read_json, read_jsonl, write_json, write_jsonl, write_text_atomic
     from ._tpe import SubspaceOptimizer, Suggestion
-    from ._trial import evaluate, load_objective
+    from ._trial import evaluate, load_objective, objective_problem
 
 # Names are imported on first use (PEP 562): `python -m snakemake_shadho merge` then starts in
 # a fraction of a second instead of importing hyperopt, which is bookkeeping time between
@@ -82,6 +82,7 @@ _EXPORTS = {
     "log_complexity": "._complexity",
     "make_spec": "._spec",
     "measured_classes": "._speeds",
+    "objective_problem": "._trial",
     "merge_round": "._history",
     "missing_requirements": "._requirements",
     "parse_hardware": "._hardware",
@@ -150,6 +151,7 @@ __all__ = [
     "log_complexity",
     "make_spec",
     "measured_classes",
+    "objective_problem",
     "merge_round",
     "missing_requirements",
     "parse_hardware",

@@ -40,8 +40,13 @@ def read_spec(path: str) -> "SearchSpec":
 
     try:
         config: Any = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ShadhoError(f"cannot read the spec file {path}: {e}") from e
+    except OSError as e:
+        raise ShadhoError(f"cannot read the spec file {path}: {e.strerror or e}") from e
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else path
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ShadhoError(f"{where}: not valid YAML ({problem}); fix the file there") from e
     if isinstance(config, dict) and "hpo" in config:
         config = config["hpo"]
     return load_spec(config, "hpo")
@@ -107,7 +112,14 @@ def _worker(args: argparse.Namespace) -> None:
 
 
 def _validate(args: argparse.Namespace) -> None:
+    from ._trial import objective_problem
+
     spec = read_spec(args.spec)
+    # The rule module looks for a local objective in the workflow's folder and its scripts/:
+    # validate runs there.
+    problem = objective_problem(spec.objective, [".", "scripts"]) if spec.objective else None
+    if problem is not None:
+        raise SpecError("hpo.objective", problem)
     print(
         f"ok: {len(spec.subspaces)} sub-spaces ({', '.join(spec.subspaces)}), "
         f"{len(spec.classes)} hardware classes ({', '.join(spec.classes)}), "

@@ -11,6 +11,7 @@ Each sub-space records which option it took at every exclusive node as a constan
 node's key, so the objective can tell, for example, which kernel to fit.
 """
 
+import difflib
 import itertools
 import math
 import re
@@ -168,6 +169,14 @@ def space_from_config(node: Any, key: str = "space", label: str = "") -> Any:
                 )
             if kind in _DOMAINS:
                 return domain_from_config(label or key, kind, args, key)
+            near = difflib.get_close_matches(str(kind), [*_DOMAINS, "exclusive"], n=1, cutoff=0.8)
+            if near and isinstance(args, list | Mapping):
+                # {logunifrom: [1e-4, 1]} is a typo, not a constant dict to pass as it is.
+                raise SpecError(
+                    f"{key}.{kind}",
+                    f"unknown domain {kind!r}",
+                    f"Did you mean {near[0]}? Domains: {', '.join(_DOMAINS)}.",
+                )
         return {
             str(k): (
                 v

@@ -204,6 +204,13 @@ def load_spec(config: Mapping[str, Any], key: str = "hpo") -> SearchSpec:
     ``space`` is the declarative space (see :func:`space_from_config`), ``hardware`` the
     classes; every other key is a setting of :class:`SearchSpec`.
     """
+    if config is None:
+        raise SpecError(
+            key,
+            "the config has no search",
+            f"Add a {key}: mapping to the workflow's config (a configfile: or --configfile; "
+            "workflows/hpo-digits/config/config.yaml is an example).",
+        )
     if not isinstance(config, Mapping):
         raise SpecError(key, f"expected a mapping, got {type(config).__name__}")
     if "space" not in config:

@@ -4,18 +4,92 @@ A failing objective never stops the search: its exception becomes a record with 
 "fail" and the error text, and TPE treats it as a very bad result.
 """
 
+import ast
+import difflib
 import importlib
+import importlib.machinery
+import importlib.util
 import math
 import os
 import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 from ._errors import ShadhoError
 
 Objective = Callable[..., Any]
+
+
+def objective_problem(reference: str, search_dirs: Sequence[str] = ()) -> Optional[str]:
+    """Why ``"module:function"`` names no function, found without importing the module (a
+    CNN objective's module imports torch): its source found on ``search_dirs`` then
+    ``sys.path`` and read for a top-level ``def``, assignment or import of that name. None
+    when it does, or when the module has no Python source to read (it is then checked when a
+    trial imports it)."""
+    module_name, _, function = reference.partition(":")
+    if not module_name or not function:
+        return (
+            f"objective {reference!r} is not of the form 'module:function' "
+            "(e.g. objective: snakemake_shadho.digits:evaluate)"
+        )
+    dirs = [d for d in search_dirs if d]
+    try:
+        found = _find_module(module_name, dirs)
+    except (ImportError, ValueError) as e:
+        return f"cannot find the objective's module {module_name!r} ({e})"
+    if found is None:
+        return (
+            f"cannot find the objective's module {module_name!r}; looked in {dirs} and on sys.path"
+        )
+    origin = found.origin
+    if not origin or not origin.endswith(".py") or not os.path.isfile(origin):
+        return None
+    try:
+        tree = ast.parse(Path(origin).read_text(encoding="utf-8"), filename=origin)
+    except (OSError, SyntaxError, ValueError):
+        return None  # a trial's import says what is wrong with it
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif not isinstance(node, ast.Expr | ast.Raise | ast.Assert | ast.Pass):
+            return None  # maybe defined conditionally, in a loop...: left to the import
+    if function in names:
+        return None
+    defined = sorted(
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and not n.name.startswith("_")
+    )
+    close = difflib.get_close_matches(function, defined, n=1)
+    hint = f"; did you mean {module_name}:{close[0]}?" if close else ""
+    return f"module {module_name!r} ({origin}) defines no {function!r}{hint}"
+
+
+def _find_module(name: str, dirs: list[str]) -> Any:
+    """The import spec of module ``name``, looked for on ``dirs`` (as ``load_objective``
+    puts them first on sys.path) without running any of its code, else on sys.path (which
+    imports its parent packages only)."""
+    parts = name.split(".")
+    spec = importlib.machinery.PathFinder.find_spec(parts[0], dirs) if dirs else None
+    if spec is None:
+        return importlib.util.find_spec(name)
+    for i in range(1, len(parts)):
+        locations = spec.submodule_search_locations
+        if not locations:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(".".join(parts[: i + 1]), list(locations))
+        if spec is None:
+            return None
+    return spec
 
 
 def load_objective(reference: str, search_dirs: Sequence[str] = ()) -> Objective:

@@ -168,6 +168,10 @@ class CheckpointStore:
         try:
             if not marker.exists():
                 if not create:
+                    if not self.root.exists():
+                        raise StoreError(
+                            f"{self.root} does not exist; name an existing checkpoint store"
+                        )
                     raise StoreError(f"{self.root} is not a checkpoint store (no FORMAT file)")
                 # A directory holding only the store's own layout (and FORMAT, written since
                 # the check above) is a store another process is creating right now, or an

@@ -149,3 +149,27 @@ def test_impact_report_as_a_workflow_step(traced_run, tmp_path):
     assert "`param:score.threshold`" in report and "score[score/S2.txt]" in report
     assert (tmp_path / "impact" / "report.png").stat().st_size > 1000
     assert "prepare[prep/S2.json]" not in (tmp_path / "impact" / "impact.txt").read_text()
+
+
+@pytest.mark.integration
+def test_impact_step_takes_one_change_as_a_string_and_refuses_none(traced_run, tmp_path):
+    """Issue 31's red team, cases 11 and 12: ``distea_changes=func:...`` (a string) was split
+    into one --change per letter; no distea_changes failed inside the job, the reason only in
+    its log."""
+    workdir, traces = traced_run
+    base = [
+        sys.executable, "-m", "snakemake", "-s", str(REPO / "rules" / "impact.smk"), "-j", "1",
+        "--nocolor", "impact/report.md", "--config", f"distea_logs={traces}",
+    ]  # fmt: skip
+    env = _env(workdir, traces)
+    one = subprocess.run(
+        [*base, "distea_changes=param:score.threshold"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert "`param:score.threshold`" in (tmp_path / "impact" / "report.md").read_text()
+    none = subprocess.run(
+        base, cwd=tmp_path / "impact", env=env, capture_output=True, text=True, timeout=120
+    )
+    assert none.returncode != 0
+    assert "distea_impact: no change to ask about; add --config" in none.stdout + none.stderr

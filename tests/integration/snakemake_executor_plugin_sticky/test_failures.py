@@ -56,6 +56,54 @@ def test_unknown_template_is_an_error_before_any_job_runs(workflow, run_snakemak
     assert not (wd / "shell.txt").exists()
 
 
+STARTUP_ERRORS = {
+    # Issue 31's red team (cases 20, 21, 24, 25): each was the right message followed by three
+    # "File ..." lines of the executor's frames; case 20 also named the compiled Snakefile's
+    # line (24) instead of the line as written (14).
+    "missing-templates": (
+        ["--sticky-templates", "nosuch.py"],
+        "rule invocation (line 14 of {wd}/Snakefile) names sticky template 'counter', which is "
+        "not declared ({wd}/nosuch.py does not exist)",
+    ),
+    "templates-syntax": ([], "the templates file has a syntax error:"),
+    "store-is-a-file": (
+        ["--sticky-checkpoints", "Snakefile"],
+        "Snakefile is a file, not a checkpoint store directory",
+    ),
+    "store-not-empty": (["--sticky-checkpoints", "scripts"], "is not empty"),
+    "missing-key": (
+        ["--sticky-checkpoints", "ckpt", "--sticky-checkpoints-key", "nokey"],
+        "nokey",
+    ),
+    "roots-not-name-path": (
+        ["--sticky-checkpoints", "ckpt", "--sticky-checkpoints-roots", "data"],
+        "data",
+    ),
+    "store-holds-outputs": (
+        ["--sticky-checkpoints", "out"],
+        "--sticky-checkpoints out: the workflow's output out/",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", STARTUP_ERRORS)
+def test_startup_errors_are_one_line_without_frames(workflow, run_snakemake, case):
+    wd = workflow("sticky_basic")
+    args, expected = STARTUP_ERRORS[case]
+    if case == "templates-syntax":
+        templates = wd / "sticky_templates.py"
+        templates.write_text(templates.read_text() + "\ndef broken(:\n    pass\n")
+    run = run_snakemake(wd, *args)
+    assert run.returncode != 0
+    lines = [ln for ln in run.output.splitlines() if ln.startswith("Error: ")]
+    assert len(lines) == 1 and expected.format(wd=wd) in lines[0], run.output
+    assert "Traceback" not in run.output, run.output
+    frames = [ln for ln in run.output.splitlines() if ln.lstrip().startswith('File "')]
+    # The one File line allowed: a syntax error's, in the user's file, as Python prints it.
+    assert all(f'File "{wd}/sticky_templates.py"' in ln for ln in frames), run.output
+    assert not (wd / "shell.txt").exists()
+
+
 def test_run_block_cannot_opt_in(workflow, run_snakemake):
     wd = workflow("sticky_basic")
     snakefile = wd / "Snakefile"

@@ -139,6 +139,22 @@ def test_ctrl_c_stops_workers_and_their_children_without_losing_or_requeuing(
     ), run.output
 
 
+def test_two_quick_ctrl_c_end_with_the_one_line_and_no_traceback(workflow, start_snakemake, poll):
+    """Issue 31's red team, case 27: two SIGINTs 10 ms apart (two key presses, or `timeout`
+    forwarding its own) printed a KeyboardInterrupt traceback from inside the executor's
+    cancel after the run-stopped line."""
+    wd = workflow("sticky_lifecycle")
+    bg = start_snakemake(wd, "out/sleeper.txt", cores=1)
+    marker_pid(wd, "child-sleeper", poll)
+    bg.proc.send_signal(signal.SIGINT)
+    time.sleep(0.01)
+    bg.proc.send_signal(signal.SIGINT)
+    run = bg.finish(timeout=60)
+    assert run.returncode != 0
+    assert "Traceback" not in run.output and "KeyboardInterrupt" not in run.output, run.output
+    assert run.output.count("sticky: run stopped:") == 1, run.output
+
+
 def forked(wd):
     """The lifecycle workflow with its template in fork mode (the default)."""
     templates = wd / "sticky_templates.py"

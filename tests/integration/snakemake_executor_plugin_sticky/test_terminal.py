@@ -67,3 +67,18 @@ def test_printshellcmds_and_a_plain_stream_keep_the_per_job_lines(workflow, run_
     run = run_snakemake(plain, *TARGETS)
     assert run.returncode == 0, run.output
     assert "Finished jobid" in run.output and "\r" not in run.output
+
+
+def test_a_run_with_nothing_to_run_names_its_results(workflow, run_snakemake):
+    """Issue 31's red team, case 3: a run whose every job was restored from checkpoints (or
+    was up to date) printed no results line, which docs/progress.md promises."""
+    wd = workflow("sticky_lifecycle")
+    first = run_snakemake(wd, "out/exit0.txt", "--sticky-checkpoints", "ckpt")
+    assert first.returncode == 0, first.output
+    (wd / "out" / "exit0.txt").unlink()
+    again = run_snakemake(wd, "out/exit0.txt", "--sticky-checkpoints", "ckpt")
+    assert again.returncode == 0, again.output
+    assert "restored 1 job(s) before scheduling" in again.output, again.output
+    lines = again.output.splitlines()
+    results = lines.index("sticky: results: out/exit0.txt")
+    assert results < next(i for i, ln in enumerate(lines) if ln.startswith("Nothing to be done"))

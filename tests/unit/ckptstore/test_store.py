@@ -97,8 +97,11 @@ def test_not_a_store_is_a_clear_error(tmp_path):
     (busy / "data.csv").write_text("x")
     with pytest.raises(StoreError, match=r"not empty \(it holds 'data.csv'\) and not a checkpoint"):
         CheckpointStore(busy)
-    with pytest.raises(StoreError, match="no FORMAT file"):
+    with pytest.raises(StoreError, match="missing does not exist; name an existing checkpoint"):
         CheckpointStore(tmp_path / "missing", create=False)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(StoreError, match="no FORMAT file"):
+        CheckpointStore(tmp_path / "empty", create=False)
 
 
 def test_a_store_being_created_by_another_process_is_completed_not_refused(tmp_path):
@@ -183,6 +186,9 @@ def test_cli_verify_finds_and_sets_aside_corruption(store, site_a, capsys):
 
 def test_cli_refuses_a_directory_that_is_not_a_store(tmp_path, capsys):
     assert cli(["gc", str(tmp_path / "nothing")]) == 2
+    assert "nothing does not exist; name an existing checkpoint store" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert cli(["gc", str(tmp_path / "empty")]) == 2
     assert "not a checkpoint store" in capsys.readouterr().err
 
 

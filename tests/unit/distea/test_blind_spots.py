@@ -250,3 +250,43 @@ def test_a_lambda_under_a_complete_tracer_starts_at_its_enclosing_function(logs,
     assert any(
         "not traced individually" in w and "qclib.features.extract" in w for w in result.warnings
     )
+
+
+def test_a_mistyped_workflow_function_says_so_and_what_the_answer_means(logs, tmp_path):
+    """Issue 31's red team, case 14: a typo of a workflow function whose module a worker read
+    as data was answered with every job, the warning calling it "an installed package"."""
+    _features_workflow(logs, tmp_path, complete=True)
+    result = analyse(logs.root, [Change.parse("func:qclib.features.f_rnage")])
+    assert not result.jobs
+    assert any("did you mean func:qclib.features.f_range?" in j for j in result.justified)
+    logs.process(
+        "worker:vm:103",
+        [{"k": "open", "p": "qclib/features.py", "c": 2}, _end(3, True)],
+        job="feat[feat/1.json]",
+        host="vm",
+        pid=103,
+    )
+    result = analyse(logs.root, [Change.parse("func:qclib.features.f_rnage")])
+    assert result.jobs and not any("installed package" in w for w in result.warnings)
+    (typo,) = [w for w in result.warnings if "defines no f_rnage" in w]
+    assert "did you mean func:qclib.features.f_range?" in typo, result.warnings
+
+
+def test_a_file_that_does_not_exist_and_was_only_listed_is_named(logs, tmp_path):
+    """Issue 31's red team, case 15: a mistyped file: path impacted every job through a
+    folder listing, without a word that no such file exists."""
+    wf = _write(tmp_path / "wf", {"Snakefile": "rule a:\n    output: 'a.txt'\n", "data/x": ""})
+    logs.logger([_job("a", "a.txt")], cwd=str(wf))
+    logs.process(
+        "script:vm:101",
+        [{"k": "open", "p": "data/", "c": 2}, _end(3, True)],
+        job="a[a.txt]",
+        host="vm",
+        pid=101,
+    )
+    result = analyse(logs.root, [Change.parse("file:data/nosuch.tsv")])
+    assert {j.name for j in result.jobs} == {"a[a.txt]"}
+    (warning,) = [w for w in result.warnings if "does not exist here" in w]
+    assert "no traced process read data/nosuch.tsv" in warning
+    result = analyse(logs.root, [Change.parse("file:data/x")])
+    assert not any("does not exist here" in w for w in result.warnings)

@@ -180,3 +180,46 @@ def test_speed_by_subspace_overrides_the_class_speed_for_named_subspaces():
     gpu = classes["gpu"]
     assert gpu.speed_of("cnn") == 8.0 and gpu.speed_of("svm_rbf") == 2.0
     assert gpu.speed_of(None) == 2.0 and gpu.capacity == 2.0
+
+
+# Issue 31's red team (cases 29, 30, 31, 32): what `validate` and the rule module accepted
+# or answered with a traceback.
+@pytest.mark.parametrize("typo", ["logunifrom", "unifrom", "randnt", "exclusve"])
+def test_a_domain_name_typo_is_refused_not_taken_as_a_constant(typo):
+    space = {"C": {typo: [0.01, 100]}} if typo != "exclusve" else {"m": {typo: {"a": {}}}}
+    with pytest.raises(shadho.SpecError) as err:
+        shadho.load_spec({"space": space, "hardware": HARDWARE, "objective": "m:f"})
+    assert "unknown domain" in str(err.value) and typo in err.value.key
+    assert "Did you mean" in str(err.value)
+
+
+def test_a_nested_constant_mapping_is_still_a_constant():
+    space = {"opts": {"solver": "lbfgs"}, "C": {"loguniform": [0.01, 1]}}
+    spec = shadho.load_spec({"space": space, "hardware": HARDWARE, "objective": "m:f"})
+    assert spec.subspaces
+
+
+def test_a_missing_search_says_to_add_one():
+    with pytest.raises(shadho.SpecError) as err:
+        shadho.load_spec(None, "hpo")
+    assert "Add a hpo: mapping to the workflow's config" in str(err.value)
+
+
+def test_objective_problems_are_found_without_importing(tmp_path):
+    (tmp_path / "objs.py").write_text(
+        "import sys\nraise SystemExit('imported')\n\ndef evaluate(params):\n    return 0.0\n"
+    )
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("raise SystemExit('imported')\n")
+    (tmp_path / "pkg" / "mod.py").write_text("from math import sqrt as fit\n")
+    dirs = [str(tmp_path)]
+    assert shadho.objective_problem("objs:evaluate", dirs) is None
+    assert shadho.objective_problem("pkg.mod:fit", dirs) is None
+    assert shadho.objective_problem("snakemake_shadho.digits:evaluate") is None
+    typo = shadho.objective_problem("objs:evaluat", dirs)
+    assert "defines no 'evaluat'; did you mean objs:evaluate?" in typo
+    assert "cannot find the objective's module 'nosuch_mod'" in shadho.objective_problem(
+        "nosuch_mod:f", dirs
+    )
+    assert "not of the form 'module:function'" in shadho.objective_problem("objs", dirs)
+    assert "defines no 'fitt'" in shadho.objective_problem("pkg.mod:fitt", dirs)

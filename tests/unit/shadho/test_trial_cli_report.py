@@ -89,3 +89,20 @@ def test_write_report_with_a_failed_trial(tmp_path):
     assert "1 failed" in text and "`all.1`: E: bad" in text and "0.3" in text
     table = (tmp_path / "subspaces.csv").read_text().splitlines()
     assert table[1].startswith("all,1.099,2,1,0.3")
+
+
+def test_a_spec_file_that_is_not_yaml_is_one_line_with_its_place(tmp_path):
+    from snakemake_shadho._cli import read_spec
+
+    bad = tmp_path / "c.yaml"
+    bad.write_text("hpo:\n  rounds: [1\n")
+    with pytest.raises(shadho.ShadhoError) as err:
+        read_spec(str(bad))
+    (line,) = str(err.value).splitlines()
+    assert line.startswith(f"{bad}, line 3, column 1: not valid YAML (")
+    with pytest.raises(shadho.ShadhoError) as err:
+        read_spec(str(tmp_path / "nosuch.yaml"))
+    assert (
+        str(err.value)
+        == f"cannot read the spec file {tmp_path / 'nosuch.yaml'}: No such file or directory"
+    )

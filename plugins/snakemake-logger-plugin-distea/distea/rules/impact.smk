@@ -11,13 +11,28 @@
 import shlex
 import sys
 
+from snakemake.exceptions import WorkflowError
+
 DISTEA_LOGS = config.get("distea_logs", ".snakemake/distea")
 DISTEA_CHANGES = config.get("distea_changes", [])
+if isinstance(DISTEA_CHANGES, str):  # --config distea_changes=func:a.b: one change, not letters
+    DISTEA_CHANGES = [DISTEA_CHANGES]
+
+
+def _distea_logs(wildcards):
+    """The logs folder; first, a report without changes to ask about is refused in one line
+    when the report is asked for (not when the module is only included)."""
+    if not DISTEA_CHANGES:
+        raise WorkflowError(
+            "distea_impact: no change to ask about; add --config "
+            "'distea_changes=[\"func:MODULE.FUNCTION\"]' (KIND:NAME, see python -m distea impact)"
+        )
+    return DISTEA_LOGS
 
 
 rule distea_impact:
     input:
-        logs=DISTEA_LOGS,
+        logs=_distea_logs,
     output:
         report="impact/report.md",
         picture="impact/report.png",

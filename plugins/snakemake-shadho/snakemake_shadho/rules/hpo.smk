@@ -49,6 +49,14 @@ if not HPO_SPEC.objective:
         "Name it as module:function, e.g. objective: snakemake_shadho.digits:evaluate"
     )
 
+# A typo in the objective (or a module not on the path) stops the search here, naming the
+# key, not in every trial (the module's source is read, not imported).
+_hpo_objective = shadho.objective_problem(
+    HPO_SPEC.objective, [workflow.basedir, os.path.join(workflow.basedir, "scripts")]
+)
+if _hpo_objective is not None:
+    raise WorkflowError(f"invalid search spec at 'hpo.objective': {_hpo_objective}")
+
 try:
     # A module an objective needs (torch for a CNN) missing here stops the search before any
     # trial, with the pip install line, instead of failing every trial of the sub-space.
