@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -315,10 +316,8 @@ class Executor(RealExecutor):
     def cancel(self) -> None:
         """Ctrl-C (or an error in Snakemake): end every job at once, then one line saying
         what stopped, what is left and that a rerun continues."""
-        # A second Ctrl-C while this runs (a terminal sends one per key press; `timeout`
-        # forwards its own) would end it half-way with a traceback: the run is stopping anyway.
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            _swallow_sigint(seconds=2.0)
         running = list(self._jobs.values())
         self._jobs.clear()
         if self._local is not None:
@@ -710,6 +709,28 @@ class Executor(RealExecutor):
         summary = summarize(totals)
         if summary:
             self.logger.info(f"{summary}\n  metrics: {self._manager.metrics.path}")
+
+
+def _swallow_sigint(seconds: float) -> None:
+    """Ignore SIGINT for ``seconds`` from now, then hand it to the handler it had.
+
+    A second Ctrl-C while a run stops (a terminal sends one per key press; ``timeout``
+    forwards its own) ended the stop half-way, or Snakemake's teardown after it, with a
+    traceback: the run is stopping anyway. Not for longer: a notebook that called Snakemake's
+    API keeps its Ctrl-C (the first one after the window reaches its own handler)."""
+    previous = signal.getsignal(signal.SIGINT)
+    until = time.monotonic() + seconds
+
+    def swallow(signum: int, frame: Any) -> None:
+        if time.monotonic() < until:
+            return
+        signal.signal(signal.SIGINT, previous)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, swallow)
 
 
 def store_clash(store: Any, jobs: Iterable[Any]) -> Optional[str]:

@@ -87,3 +87,56 @@ def test_generated_settings_are_refused_exactly_when_invalid(
     flagged = {flag for flag in expected if any(p.startswith(flag + " ") for p in problems)}
     assert flagged == {flag for flag, bad in expected.items() if bad}
     assert len(problems) == len(flagged)
+
+
+@pytest.mark.parametrize(
+    ("store", "outputs", "clash"),
+    [
+        ("out", ["out/0.txt"], "out/0.txt"),  # the store is the outputs' folder
+        ("out/ckpt", ["out"], "out"),  # inside a directory() output
+        ("a.txt", ["a.txt"], "a.txt"),  # a file output's own path
+        (".ckpt", ["out/0.txt", "logs/a.log"], None),
+        ("out2", ["out/0.txt"], None),  # a shared prefix is not a folder
+    ],
+)
+def test_a_store_among_the_outputs_is_found(store, outputs, clash, tmp_path, monkeypatch):
+    """Issue 31's red team, case 25: --sticky-checkpoints out stored into the outputs' folder
+    (rm -rf out then deleted the store)."""
+    from types import SimpleNamespace
+
+    from snakemake_executor_plugin_sticky.executor import store_clash
+
+    monkeypatch.chdir(tmp_path)
+    job = SimpleNamespace(output=outputs[:1], log=outputs[1:])
+    assert store_clash(store, [job]) == clash
+
+
+def test_rule_locations_are_lines_as_written():
+    from types import SimpleNamespace
+
+    from snakemake_executor_plugin_sticky._snakemake_compat import rule_location
+
+    rule = SimpleNamespace(name="square", lineno=11, snakefile="/w/Snakefile")
+    workflow = SimpleNamespace(linemaps={"/w/Snakefile": {11: 4}})
+    assert rule_location(workflow, rule) == "rule square (line 4 of /w/Snakefile)"
+    assert rule_location(SimpleNamespace(), rule) == "rule square (line 11 of /w/Snakefile)"
+
+
+def test_a_second_ctrl_c_while_stopping_is_swallowed_then_handed_back():
+    import signal
+    import time
+
+    from snakemake_executor_plugin_sticky.executor import _swallow_sigint
+
+    seen = []
+    original = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    mine = signal.getsignal(signal.SIGINT)
+    try:
+        _swallow_sigint(seconds=1.0)
+        signal.raise_signal(signal.SIGINT)  # inside the window: swallowed
+        assert seen == []
+        time.sleep(1.05)
+        signal.raise_signal(signal.SIGINT)  # after it: the previous handler's, reinstalled
+        assert seen == [signal.SIGINT] and signal.getsignal(signal.SIGINT) is mine
+    finally:
+        signal.signal(signal.SIGINT, original)
