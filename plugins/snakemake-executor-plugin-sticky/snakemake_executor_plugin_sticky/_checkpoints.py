@@ -153,6 +153,8 @@ class RunCheckpoints:
         self._tree: Optional[TreeWatch] = None
         self._suspects: list[tuple[Any, list[str], _StoreTask]] = []
         self._worker_writes: set[str] = set()
+        self._restored_temps: list[str] = []
+        self._any_failed = False
 
     # ---- before scheduling -----------------------------------------------------------------
 
@@ -174,6 +176,13 @@ class RunCheckpoints:
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
             compat.recompute_needrun(workflow, needrun, done)
+            back = compat.keep_needrun(workflow, needrun - done, done)
+            if back:
+                self.logger.info(
+                    f"checkpoints: {len(back)} job(s) run as in a fresh run after the restored "
+                    f"jobs they follow ({_count_rules(set(back))})"
+                )
+            self._restored_temps.extend(f for job in done for f in compat.temp_outputs(job))
             # A restored job Snakemake still wants to run (e.g. a link output whose target
             # is not there) is run, and stored, not counted as restored.
             rerun = done & set(compat.needrun_jobs(workflow))
@@ -347,6 +356,7 @@ class RunCheckpoints:
         self._tree.started(job)
 
     def failed(self, job: Any) -> None:
+        self._any_failed = True
         self.keys.process_may_have_changed()
         if self._tree is not None:
             self._tree.forget(job)
@@ -435,11 +445,20 @@ class RunCheckpoints:
             f", {queued - 1} more job(s) queued" if queued > 1 else ""
         )
 
-    def close(self) -> None:
-        """Finish storing, then record the run (what garbage collection must keep)."""
+    def close(self, complete: bool = False) -> None:
+        """Finish storing, then record the run (what garbage collection must keep).
+
+        ``complete``: the run ended normally; if no job failed, the ``temp()`` outputs of
+        restored jobs that are still there go, as a fresh run removes them once their
+        consumers ran. Snakemake forgets a restored job's consumers when it cleans its
+        finished jobs out of the DAG, so it cannot (Snakemake's ``test_github_issue2732``)."""
         if self._closed:
             return
         self._closed = True
+        if complete and not self._any_failed:
+            for f in compat.removable_temps(self.workflow, self._restored_temps):
+                self.logger.info(f"Removing temporary output {f}.")
+                _remove_path(f)
         self._settle_suspects()
         if self._writer is not None:
             self._queue.put(None)
@@ -627,3 +646,15 @@ def render_plan(planned: list[PlannedJob], store: Path) -> str:
             outputs = ", ".join(map(str, item.job.output)) or "(no outputs)"
             lines.append(f"  {item.job.rule.name} ({outputs}): {'; '.join(item.reasons)}")
     return "\n".join(lines)
+
+
+def _remove_path(path: str) -> None:
+    """Remove a file, link or folder (a ``temp(directory(...))``), as Snakemake removes a
+    temporary output; gone already is fine."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

@@ -21,6 +21,7 @@ other module off Snakemake's internals.
 
 import importlib
 import importlib.metadata
+import os
 import sys
 import threading
 import time
@@ -379,6 +380,47 @@ def recompute_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any
     workflow.async_run(dag.postprocess(update_needrun=True))
     for job in restored:
         workflow.async_run(dag.handle_temp(job))
+
+
+def keep_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any]) -> list[Any]:
+    """Of ``jobs`` (a fresh run's jobs that were not restored), those Snakemake no longer runs
+    after the restore, made to run again, as in a fresh run, where the restored jobs ran
+    before them: a job with no output of its own (a ``rule all:`` with only a ``log:``) runs
+    there because its input was updated in the run, which a restore does not count as (Snakemake's
+    ``test_github_issue2142``). Returns the jobs put back."""
+    dag = workflow.dag
+    restored = set(restored)
+    back = [job for job in jobs if job not in restored and not dag.needrun(job)]
+    if not back:
+        return back
+    for job in back:
+        dag._needrun.add(job)
+        files = [f for dep, fs in dag._dependencies[job].items() if dep in restored for f in fs]
+        dag.reason(job).updated_input_run.update(files)
+        if job.is_checkpoint:
+            dag._checkpoint_jobs.add(job)
+    for job in dag._needrun:
+        dag._n_until_ready[job] = sum(1 for dep in dag._dependencies[job] if dep in dag._needrun)
+    dag._len = len(dag._finished | dag._needrun)
+    workflow.async_run(dag.postprocess(update_needrun=False))
+    return back
+
+
+def temp_outputs(job: Any) -> list[str]:
+    """The ``temp()`` outputs of ``job``."""
+    from snakemake.io import is_flagged
+
+    return [str(f) for f in job.output if is_flagged(f, "temp")]
+
+
+def removable_temps(workflow: Any, files: Iterable[str]) -> list[str]:
+    """Of ``temp()`` outputs still on disk at the end of a complete run, those a run would have
+    removed by then: not a target (nor derived from one), and ``--notemp`` not given."""
+    if workflow.storage_settings.notemp:
+        return []
+    dag = workflow.dag
+    keep = {str(f) for f in dag.targetfiles} | {str(f) for f in dag.derived_targetfiles}
+    return [f for f in files if f not in keep and os.path.lexists(f)]
 
 
 def dag_missing(workflow: Any) -> list[str]:

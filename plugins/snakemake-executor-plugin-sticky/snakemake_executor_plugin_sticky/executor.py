@@ -308,7 +308,7 @@ class Executor(RealExecutor):
             # keeping totals, not the records.
             totals = RunTotals.of(self._manager.metrics.iter_records())
             self._print_summary(totals)
-        self._close_checkpoints()
+        self._close_checkpoints(complete=True)
         self._close_condensed()
         self._print_end_line(totals)
         self._print_results()
@@ -387,9 +387,9 @@ class Executor(RealExecutor):
             raise SystemExit(0)
         self._ckpt.restore_ahead()
 
-    def _close_checkpoints(self) -> None:
+    def _close_checkpoints(self, complete: bool = False) -> None:
         if self._ckpt is not None:
-            self._ckpt.close()
+            self._ckpt.close(complete)
 
     # ---- templates and rules ------------------------------------------------------------------
 

@@ -52,7 +52,12 @@ def run(site: Path, store: "Path | None") -> subprocess.CompletedProcess:
 
 
 def test_the_copies_are_snakemake_workflows():
-    assert {"test_priority", "test_delete_output"} <= set(NAMES)
+    assert {
+        "test_priority",
+        "test_delete_output",
+        "test_github_issue2142",
+        "test_github_issue2732",
+    } <= set(NAMES)
     assert sys.executable
 
 
