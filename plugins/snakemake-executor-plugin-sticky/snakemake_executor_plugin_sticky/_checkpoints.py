@@ -129,7 +129,9 @@ class RunCheckpoints:
         except StoreError as e:
             raise WorkflowError(f"--sticky-checkpoints {store_dir}: {e}") from None
         self.workflow, self.logger, self.template_of = workflow, logger, template_of
-        self.workdir = Path(workflow.workdir_init)
+        # Where Snakemake runs jobs and their paths start: after a `workdir:` directive, not
+        # where it was started (workflow.workdir_init); the executor starts after parsing.
+        self.workdir = Path(os.getcwd())
         self.keys = KeyComputer(workflow, self.workdir, templates_file, roots)
         self._uncacheable: set[str] = set()  # warnings already given (one per rule and cause)
         if self.store.read_only:
@@ -351,7 +353,7 @@ class RunCheckpoints:
         if job not in self._to_store:
             return
         if self._tree is None:
-            skip = [str(self.workdir / ".snakemake"), str(self.store.root)]
+            skip = [str(Path(self.workflow.persistence.path)), str(self.store.root)]
             self._tree = TreeWatch(str(self.workdir), self._declared_anywhere(), skip)
         self._tree.started(job)
 

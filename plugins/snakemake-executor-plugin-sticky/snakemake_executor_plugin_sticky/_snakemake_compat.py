@@ -390,7 +390,15 @@ def keep_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any]) ->
     ``test_github_issue2142``). Returns the jobs put back."""
     dag = workflow.dag
     restored = set(restored)
-    back = [job for job in jobs if job not in restored and not dag.needrun(job)]
+    # A rule with nothing to run and nothing to write (`rule all: input: ...`) changes
+    # nothing by running: left as Snakemake decided ("Nothing to be done").
+    back = [
+        job
+        for job in jobs
+        if job not in restored
+        and not dag.needrun(job)
+        and not (job.rule.norun and not job.output and not job.log)
+    ]
     if not back:
         return back
     for job in back:

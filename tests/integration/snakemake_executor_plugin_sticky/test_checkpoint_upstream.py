@@ -76,3 +76,26 @@ def test_a_fresh_site_with_the_store_ends_like_one_without(tmp_path, name):
     differing = {k: (got.get(k), expected.get(k)) for k in got.keys() | expected.keys()}
     differing = {k: v for k, v in differing.items() if v[0] != v[1]}
     assert not differing, f"{name}: {differing}\n{b.stdout + b.stderr}"
+
+
+def test_a_workdir_directive_is_stored_and_restored_where_jobs_run(tmp_path):
+    """A Snakefile with `workdir: "sub"`: the store was keyed and watched from where
+    Snakemake started, so every job counted sub/.snakemake's metadata as an undeclared write
+    and was never stored (safe, but the store never helped)."""
+    snakefile = (
+        'workdir: "sub"\n\nrule all:\n    input: "out.txt"\n\n'
+        'rule a:\n    output: "out.txt"\n    shell: "echo hi > {output}"\n'
+    )
+    sites = {s: tmp_path / s for s in "abc"}
+    for site in sites.values():
+        (site / "sub").mkdir(parents=True)
+        (site / "Snakefile").write_text(snakefile)
+    store = tmp_path / "store"
+    a = run(sites["a"], store)
+    assert a.returncode == 0 and "0 job(s) restored, 1 stored" in a.stdout + a.stderr, a.stderr
+    b = run(sites["b"], store)
+    assert "restored 1 job(s) before scheduling" in b.stdout + b.stderr, b.stdout + b.stderr
+    c = run(sites["c"], None)
+    assert b.returncode == c.returncode == 0
+    assert listing(sites["b"]) == listing(sites["c"])
+    assert (sites["b"] / "sub" / "out.txt").read_text() == "hi\n"
