@@ -165,16 +165,19 @@ class RunCheckpoints:
         workflow = self.workflow
         needrun = set(compat.needrun_jobs(workflow))
         done: set[Any] = set()
-        for layer in compat.toposorted(workflow, needrun):
+        order = [list(layer) for layer in compat.toposorted(workflow, needrun)]
+        for layer in order:
             for job in layer:
                 if not self._settled(job, needrun, done):
                     continue
                 self._decided.add(job)
                 if self._restore(job):
-                    compat.mark_finished(workflow, job)
                     done.add(job)
         self._run.publish()  # a concurrent gc keeps what was just restored
         if done:
+            # Snakemake's metadata, once every restore is in place (keys read the restored
+            # files, not the metadata): one pass, in the order restored.
+            compat.mark_finished(workflow, [j for layer in order for j in layer if j in done])
             # The restored outputs are on disk with their metadata: let Snakemake decide
             # again, from scratch and with its own rules, what still needs to run.
             compat.recompute_needrun(workflow, needrun, done)

@@ -358,9 +358,16 @@ def is_forced(workflow: Any, job: Any) -> bool:
     return bool(workflow.dag.reason(job).forced)
 
 
-def mark_finished(workflow: Any, job: Any) -> None:
-    """Write the job's Snakemake metadata as after a run (its outputs are in place)."""
-    workflow.async_run(workflow.persistence.finished(job))
+def mark_finished(workflow: Any, jobs: Iterable[Any]) -> None:
+    """Write the jobs' Snakemake metadata as after a run (their outputs are in place), one
+    after another in one pass of Snakemake's event loop (a pass per job cost about as much as
+    writing the metadata: issue 26's restored repeat)."""
+
+    async def finish_all() -> None:
+        for job in jobs:
+            await workflow.persistence.finished(job)
+
+    workflow.async_run(finish_all())
 
 
 def recompute_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any]) -> None:

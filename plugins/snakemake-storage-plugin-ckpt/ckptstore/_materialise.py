@@ -105,15 +105,28 @@ def stage_path(target: Path) -> Path:
     return target.with_name(f".{target.name}{STAGE_MARK}{secrets.token_hex(4)}")
 
 
-def clear_stale_stages(target: Path) -> None:
-    """Remove what a killed restore of ``target`` left beside it."""
-    try:
-        siblings = list(target.parent.iterdir())
-    except OSError:
-        return
-    for path in siblings:
-        m = _STAGE_NAME.match(path.name)
-        if m and m.group("name") == target.name:
+class StaleStages:
+    """What killed restores left in each folder, listed once per folder (a listing per
+    restored output made restoring N outputs of one folder take N listings of N files), and
+    removed as their targets are restored. Stages left after the first listing of a folder
+    (a run killed meanwhile) wait for the next restore of that output by another instance."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, dict[str, list[Path]]] = {}
+
+    def clear(self, target: Path) -> None:
+        found = self._folders.get(target.parent)
+        if found is None:
+            found = self._folders[target.parent] = {}
+            try:
+                siblings = list(target.parent.iterdir())
+            except OSError:
+                siblings = []
+            for path in siblings:
+                m = _STAGE_NAME.match(path.name)
+                if m:
+                    found.setdefault(m.group("name"), []).append(path)
+        for path in found.pop(target.name, []):
             remove(path)
 
 

@@ -156,6 +156,7 @@ class CheckpointStore:
         self.root = Path(root).expanduser()
         self.fsync = fsync
         self.signing_key = signing_key
+        self._stale_stages = _materialise.StaleStages()  # one listing per output folder
         self.problems: list[str] = []
         """One line per record set aside as malformed since the store was opened (callers
         report and clear them)."""
@@ -448,7 +449,7 @@ class CheckpointStore:
             for name, entry in manifest.outputs.items():
                 target = workdir / name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _materialise.clear_stale_stages(target)
+                self._stale_stages.clear(target)
                 staged.append((_materialise.stage_path(target), target))
                 _materialise.build(entry, staged[-1][0], self.copy_out)
             _materialise.place(staged)  # every object checked: now place them
