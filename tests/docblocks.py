@@ -233,7 +233,7 @@ class Result:
     chain: Chain
     returncode: int
     output: str
-    copy: Path  # the fresh copy of the repository
+    copy: Path  # the fresh copy of the repository (the new directory, for one)
     start: Path  # where the chain started
     venv: Path
 
@@ -313,12 +313,12 @@ class Sandbox:
             else self.project_venv()
         )
         self.count += 1
-        copy = fresh_copy(self.root / f"copy{self.count}")
         where = chain.option("in ")
-        if where == ["a new directory"]:
-            start = self.root / f"dir{self.count}"
+        if where == ["a new directory"]:  # no copy of the repository needed
+            copy = start = self.root / f"dir{self.count}"
             start.mkdir()
         else:
+            copy = fresh_copy(self.root / f"copy{self.count}")
             start = copy / where[0] if where else copy
         for name, content in chain.files.items():
             (start / name).parent.mkdir(parents=True, exist_ok=True)

@@ -252,6 +252,14 @@ def test_a_lambda_under_a_complete_tracer_starts_at_its_enclosing_function(logs,
     )
 
 
+def _opened(logs, process: str, path: str, job: str) -> None:
+    """A complete trace of one process that opened ``path`` (a folder: listed it) for ``job``."""
+    pid = int(process.rsplit(":", 1)[1])
+    logs.process(
+        process, [{"k": "open", "p": path, "c": 2}, _end(3, True)], job=job, host="vm", pid=pid
+    )
+
+
 def test_a_mistyped_workflow_function_says_so_and_what_the_answer_means(logs, tmp_path):
     """Issue 31's red team, case 14: a typo of a workflow function whose module a worker read
     as data was answered with every job, the warning calling it "an installed package"."""
@@ -259,13 +267,7 @@ def test_a_mistyped_workflow_function_says_so_and_what_the_answer_means(logs, tm
     result = analyse(logs.root, [Change.parse("func:qclib.features.f_rnage")])
     assert not result.jobs
     assert any("did you mean func:qclib.features.f_range?" in j for j in result.justified)
-    logs.process(
-        "worker:vm:103",
-        [{"k": "open", "p": "qclib/features.py", "c": 2}, _end(3, True)],
-        job="feat[feat/1.json]",
-        host="vm",
-        pid=103,
-    )
+    _opened(logs, "worker:vm:103", "qclib/features.py", "feat[feat/1.json]")
     result = analyse(logs.root, [Change.parse("func:qclib.features.f_rnage")])
     assert result.jobs and not any("installed package" in w for w in result.warnings)
     (typo,) = [w for w in result.warnings if "defines no f_rnage" in w]
@@ -277,13 +279,7 @@ def test_a_file_that_does_not_exist_and_was_only_listed_is_named(logs, tmp_path)
     folder listing, without a word that no such file exists."""
     wf = _write(tmp_path / "wf", {"Snakefile": "rule a:\n    output: 'a.txt'\n", "data/x": ""})
     logs.logger([_job("a", "a.txt")], cwd=str(wf))
-    logs.process(
-        "script:vm:101",
-        [{"k": "open", "p": "data/", "c": 2}, _end(3, True)],
-        job="a[a.txt]",
-        host="vm",
-        pid=101,
-    )
+    _opened(logs, "script:vm:101", "data/", "a[a.txt]")
     result = analyse(logs.root, [Change.parse("file:data/nosuch.tsv")])
     assert {j.name for j in result.jobs} == {"a[a.txt]"}
     (warning,) = [w for w in result.warnings if "does not exist here" in w]
