@@ -616,6 +616,7 @@ class KeyComputer:
         self.follower = CodeFollower(sorted(local_dirs), stable_repr, known)
         self._initial_env = initial_environment()
         self._process_cache: dict[str, Optional[str]] = {}
+        self._state_cache: Optional[dict[str, str]] = None
         names = [(str(workdir), "<wd>"), (tempfile.gettempdir(), "<tmp>")]
         names += [(folder, f"<{name}>") for name, folder in self.roots.items()]
         self._site_names = sorted(
@@ -644,7 +645,7 @@ class KeyComputer:
         if environment is not None:
             comps["environment"] = environment
         if getattr(rule, "is_run", False) and not getattr(rule, "shellcmd", None):
-            comps["process-state"] = self._process_state()
+            comps.update(self._process_state())
         for name, value in job.params.items():
             comps[f"params:{name}"] = self._param_digest(rule.name, name, value)
         if len(job.params) > len(job.params.keys()):  # positional params have no names
@@ -734,29 +735,24 @@ class KeyComputer:
         environment or library state, so the next key reads them again (until then they are
         read once, not per job)."""
         self._process_cache.clear()
+        self._state_cache = None
 
-    def _process_state(self) -> str:
-        state = self._process_cache.get("state")
-        if state is None:
-            state = self._process_cache["state"] = self._read_process_state()
-        return state
+    def _process_state(self) -> dict[str, str]:
+        if self._state_cache is None:
+            self._state_cache = self._read_process_state()
+        return self._state_cache
 
-    def _read_process_state(self) -> str:
-        """What a ``run:`` block inherits from Snakemake's process besides its globals: the
-        process-global settings of the libraries loaded in it (``pd.set_option(...)`` or
-        ``np.set_printoptions(...)`` in the Snakefile), read as the sticky executor's direct
-        mode reads them (:mod:`._registries`); objects by type and name, not address."""
-        from stickyinvoc.registries import read_registries
-
-        state = sorted(
-            (f"{m}:{label}", repr(value))
-            for (m, label), value in read_registries().items()
-            # the site's environment (what the workflow set is the environment component),
-            # and source lines kept for tracebacks (they grow with every include:)
-            if (m, label) != ("os", "environ") and m != "linecache"
-        )
-        text = _ADDRESS_ONLY.sub("", json.dumps(state))
-        return _sha(self._site_neutral(text))
+    def _read_process_state(self) -> dict[str, str]:
+        """What a ``run:`` block inherits from Snakemake's process besides its globals, and
+        not from the site: the process-global settings of the libraries loaded in it that
+        changed since the plugin was imported, before the Snakefile was read
+        (``pd.set_option(...)`` or ``np.set_printoptions(...)`` in the Snakefile; a library
+        first imported since then with all its state), read as the sticky executor's direct
+        mode reads them (:mod:`stickyinvoc.registries`); objects by type and name, not
+        address. One component per setting (``process-state:numpy:printoptions``), so that a
+        rerun names what changed. What the launch sets (resource limits, priority, signal
+        dispositions, a profiler) is the site's, like the initial environment."""
+        return process_state_components(changed_process_state(), self._site_neutral)
 
     def _command_files(self, command: str, declared: set[str]) -> dict[str, str]:
         """Workflow files a shell command names without declaring them as inputs
@@ -967,6 +963,65 @@ def _flags(f: Any) -> list[str]:
     if not isinstance(flags, dict):
         return []
     return sorted(str(name) for name in flags if name not in _SITE_FLAGS)
+
+
+def _registries_now() -> dict[tuple[str, str], Any]:
+    from stickyinvoc.registries import read_registries
+
+    try:
+        return read_registries()
+    except Exception:  # a reader failing must not stop every snakemake command
+        return {}
+
+
+_STATE_AT_IMPORT = _registries_now()
+"""The process-global library state when the plugin was imported: Snakemake imports its
+executor plugins before it reads the Snakefile."""
+
+
+_GONE = "<unloaded>"
+
+_PROCESS_BOOKKEEPING = frozenset(
+    {
+        ("os", "environ"),  # the environment component: what the workflow set
+        ("abc", "cache_token"),  # counts ABC registrations by any import
+        ("atexit", "callbacks"),  # a count; a run: block does not run them
+        ("threading", "threads"),  # the executor's own threads, there or not at the time
+        ("ctypes", "errno"),  # the last foreign call's
+    }
+)
+"""Registry entries that count or record what the process did rather than configure what a
+``run:`` block does: not in keys."""
+
+
+def changed_process_state() -> dict[tuple[str, str], Any]:
+    """The process-global library state that differs from :data:`_STATE_AT_IMPORT` (what
+    Snakemake and the workflow changed since), a library imported since then with all its
+    state, a state that disappeared as unloaded."""
+    now = _registries_now()
+    changed: dict[tuple[str, str], Any] = {
+        k: v for k, v in now.items() if k not in _STATE_AT_IMPORT or _STATE_AT_IMPORT[k] != v
+    }
+    changed.update({k: _GONE for k in _STATE_AT_IMPORT if k not in now})
+    return changed
+
+
+def process_state_components(
+    state: dict[tuple[str, str], Any], neutral: Callable[[str], str]
+) -> dict[str, str]:
+    """Key components of changed process state (:func:`changed_process_state`): one per
+    setting, by its repr with addresses removed and site paths named by ``neutral``; less
+    what counts or records rather than configures (:data:`_PROCESS_BOOKKEEPING`) and
+    Snakemake's own loggers (its command line sets them)."""
+    found = {}
+    for (module, label), value in state.items():
+        if (module, label) in _PROCESS_BOOKKEEPING or module == "linecache":
+            continue
+        if (module, label) == ("logging", "loggers") and isinstance(value, dict):
+            value = {n: v for n, v in value.items() if str(n).split(".")[0] != "snakemake"}
+        text = neutral(_ADDRESS_ONLY.sub("", repr(value)))
+        found[f"process-state:{module}:{label}"] = _sha(text)
+    return found
 
 
 def initial_environment() -> Optional[dict[str, str]]:

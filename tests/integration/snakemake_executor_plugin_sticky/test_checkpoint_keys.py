@@ -128,3 +128,41 @@ def test_edits_the_old_key_missed_give_a_fresh_run_at_a_fresh_site(
         restored = len(ALL_RULES) - len(expected)
         assert f"checkpoints: {restored} job(s) restored" in with_store.output, with_store.output
         source = site_b
+
+
+def test_a_site_launched_differently_restores_every_job(workflow, tmp_path):
+    """What the launch gives the process (resource limits, priority, an ignored SIGHUP as
+    under nohup, Snakemake's own logging from --verbose or --logger) is not a job's: the
+    ``run:`` blocks, whose key holds the library state of Snakemake's process, restore too.
+    Before, the key held that whole state: this test reran all three ``run:`` blocks, and
+    bench/checkpoint_keys.py's site B reran all 500 of its own (a difference neither site's
+    workflow made)."""
+    import signal
+    import subprocess
+
+    from tests.conftest import snakemake_command
+
+    store = str(tmp_path / "store")
+    site_a = workflow("checkpoint_keys", "site-a")
+    launch = ["prlimit", "--nofile=1024:4096", "nice", "-n", "3"]
+    run = subprocess.run(
+        [*launch, *snakemake_command("--sticky-checkpoints", store, "--verbose")],
+        cwd=site_a,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    site_b = fresh_copy(site_a, tmp_path / "site-b")
+    again = subprocess.run(
+        snakemake_command("--sticky-checkpoints", store, "--logger", "distea"),
+        cwd=site_b,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = again.stdout + again.stderr
+    assert again.returncode == 0, output
+    assert reran(output) == set(), output
+    assert f"checkpoints: {len(ALL_RULES)} job(s) restored" in output, output

@@ -173,3 +173,61 @@ def test_a_method_named_like_a_dynamic_builtin_is_not_dynamic(tmp_path):
     every local .py file, so editing verify.py reran the report."""
     assert "*" not in local_imports("import re\nr = re.compile('a')\nmodel.eval()\n", [tmp_path])
     assert "*" in local_imports("x = eval('1 + 1')\n", [tmp_path])
+
+
+def test_process_state_counts_what_changed_since_the_plugin_was_imported():
+    import decimal
+
+    from snakemake_executor_plugin_sticky._provenance import changed_process_state
+
+    context = decimal.getcontext()
+    before = changed_process_state().get(("decimal", "context"))
+    old = context.prec
+    try:
+        context.prec = old + 3  # as `decimal.getcontext().prec = ...` in a Snakefile
+        after = changed_process_state()[("decimal", "context")]
+    finally:
+        context.prec = old
+    assert after != before
+    # set by the launch, not since: not there (pytest does not change the limits)
+    assert ("resource", "RLIMIT_NOFILE") not in changed_process_state()
+
+
+def test_process_state_components_name_each_setting_and_leave_the_sites_out():
+    from snakemake_executor_plugin_sticky._provenance import process_state_components
+    from stickyinvoc.registries import Same
+
+    def f():
+        pass
+
+    state = {
+        ("numpy", "printoptions"): {"precision": 3},
+        ("abc", "cache_token"): 67,
+        ("threading", "threads"): (("MainThread", False),),
+        ("logging", "loggers"): {"snakemake.logging": (10,), "mylib": (20,)},
+        ("copyreg", "dispatch_table"): ((int, Same(f)),),
+        ("linecache", "cache"): 3,
+    }
+    comps = process_state_components(state, lambda text: text.replace("/site/a", "<wd>"))
+    assert set(comps) == {
+        "process-state:numpy:printoptions",
+        "process-state:logging:loggers",
+        "process-state:copyreg:dispatch_table",
+    }
+    # Snakemake's own logger (its command line's) does not count; another does
+    quieter = dict(state)
+    quieter[("logging", "loggers")] = {"snakemake.logging": (20,), "mylib": (20,)}
+    same = process_state_components(quieter, lambda text: text)
+    assert same["process-state:logging:loggers"] == comps["process-state:logging:loggers"]
+    louder = dict(state)
+    louder[("logging", "loggers")] = {"snakemake.logging": (10,), "mylib": (10,)}
+    other = process_state_components(louder, lambda text: text)
+    assert other["process-state:logging:loggers"] != comps["process-state:logging:loggers"]
+    # site paths through the given naming
+    a = process_state_components(
+        {("sys", "path"): ("/site/a",)}, lambda t: t.replace("/site/a", "<wd>")
+    )
+    b = process_state_components(
+        {("sys", "path"): ("/site/b",)}, lambda t: t.replace("/site/b", "<wd>")
+    )
+    assert a == b
