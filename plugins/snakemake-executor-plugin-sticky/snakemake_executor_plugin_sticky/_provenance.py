@@ -619,14 +619,21 @@ class KeyComputer:
         self._state_cache: Optional[dict[str, str]] = None
         names = [(str(workdir), "<wd>"), (tempfile.gettempdir(), "<tmp>")]
         names += [(folder, f"<{name}>") for name, folder in self.roots.items()]
+        self._path_names: dict[str, str] = {}
         self._site_names = sorted(
             ((os.path.abspath(f).rstrip(os.sep), n) for f, n in names if f),
             key=lambda item: -len(item[0]),
         )
 
     def path(self, path: str) -> str:
-        """A path's name in keys and manifests (see :func:`relative_path`)."""
-        return relative_path(path, self.workdir, self.roots)
+        """A path's name in keys and manifests (see :func:`relative_path`); remembered: a
+        job's files are named several times (its key, its identity, what it may restore, its
+        downstream jobs' inputs), and a ``run:`` block that changes the working directory
+        does not change them."""
+        name = self._path_names.get(path)
+        if name is None:
+            name = self._path_names[path] = relative_path(path, self.workdir, self.roots)
+        return name
 
     def components(self, job: Any, template: Optional[str]) -> dict[str, str]:
         """The named parts of a job's provenance, each a short, comparable value: the job
