@@ -203,6 +203,11 @@ BENCHMARKS = {
         "scale, one sticky invocation per claim on the real model, against the limit loop. "
         "See [Scale](scale.md)."
     ),
+    "peers": (
+        "`python bench/peers.py [--quick] [--sizes N ...]`: the claim workload, one claim per "
+        "unit of work, on sticky, a Dask `LocalCluster` with a `WorkerPlugin`, Ray actors and "
+        "the limit loop, interleaved; totals and marginal cost per claim. See [Scale](scale.md)."
+    ),
     "shadho": (
         "`python bench/shadho.py [--quick] [--slurm]`: SHADHO against an asynchronous "
         "hardware-agnostic scheduler, the barrier baseline, plain hyperopt TPE and Optuna's TPE, "
