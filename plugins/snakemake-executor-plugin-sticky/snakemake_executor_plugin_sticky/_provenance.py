@@ -651,6 +651,9 @@ class KeyComputer:
         environment = self._environment()
         if environment is not None:
             comps["environment"] = environment
+        umask = self._umask()
+        if umask is not None:
+            comps["umask"] = umask
         if getattr(rule, "is_run", False) and not getattr(rule, "shellcmd", None):
             comps.update(self._process_state())
         for name, value in job.params.items():
@@ -724,6 +727,11 @@ class KeyComputer:
         if "environment" not in self._process_cache:
             self._process_cache["environment"] = self._read_environment()
         return self._process_cache["environment"]
+
+    def _umask(self) -> Optional[str]:
+        if "umask" not in self._process_cache:
+            self._process_cache["umask"] = _read_umask()
+        return self._process_cache["umask"]
 
     def _read_environment(self) -> Optional[str]:
         """The environment variables the workflow set, changed or removed in this process
@@ -1029,6 +1037,27 @@ def process_state_components(
         text = neutral(_ADDRESS_ONLY.sub("", repr(value)))
         found[f"process-state:{module}:{label}"] = _sha(text)
     return found
+
+
+_USUAL_UMASK = "0022"
+
+
+def _read_umask() -> Optional[str]:
+    """The process's umask where it is not the usual 022, else None: every job inherits it,
+    and it sets the modes of the files a job creates (a fresh run at a site with umask 077
+    makes 0600 files; a restore puts back the modes stored). Keyed only where unusual, so
+    that keys made before it was keyed stay valid at the usual sites. Read from
+    ``/proc/self/status`` (``os.umask`` reads it only by setting it, racing other threads);
+    None where that cannot be read."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    value = line.split()[1]
+                    return None if value == _USUAL_UMASK else value
+    except OSError:
+        pass
+    return None
 
 
 def initial_environment() -> Optional[dict[str, str]]:

@@ -166,3 +166,34 @@ def test_a_site_launched_differently_restores_every_job(workflow, tmp_path):
     assert again.returncode == 0, output
     assert reran(output) == set(), output
     assert f"checkpoints: {len(ALL_RULES)} job(s) restored" in output, output
+
+
+def test_a_site_with_another_umask_gets_a_fresh_runs_modes(workflow, tmp_path):
+    """Every job inherits the umask, and it sets the modes of what the job creates: at a site
+    whose umask is 077 a fresh run makes 0600 files, so the store's 0644 ones are not restored
+    there (before: restored with the first site's modes)."""
+    import subprocess
+
+    from tests.conftest import snakemake_command
+
+    def run(site: Path, *args: str, umask: int) -> str:
+        done = subprocess.run(
+            snakemake_command(*args),
+            cwd=site,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            preexec_fn=lambda: os.umask(umask) and None,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    store = str(tmp_path / "store")
+    site_a = workflow("checkpoint_keys", "site-a")
+    run(site_a, "--sticky-checkpoints", store, umask=0o022)
+    site_b = fresh_copy(site_a, tmp_path / "site-b")
+    site_c = fresh_copy(site_a, tmp_path / "site-c")
+    run(site_b, "--sticky-checkpoints", store, umask=0o077)
+    run(site_c, umask=0o077)
+    assert outputs(site_b) == outputs(site_c)
+    assert any(mode == 0o600 for _, mode in outputs(site_c).values())  # the case is real

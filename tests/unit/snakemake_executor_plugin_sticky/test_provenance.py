@@ -231,3 +231,16 @@ def test_process_state_components_name_each_setting_and_leave_the_sites_out():
         {("sys", "path"): ("/site/b",)}, lambda t: t.replace("/site/b", "<wd>")
     )
     assert a == b
+
+
+def test_an_unusual_umask_is_read_without_setting_it():
+    from snakemake_executor_plugin_sticky._provenance import _read_umask
+
+    old = os.umask(0o077)
+    try:
+        assert _read_umask() == "0077"
+        assert os.umask(0o077) == 0o077  # reading it did not change it
+        os.umask(0o022)
+        assert _read_umask() is None  # the usual one: keys made before stay valid
+    finally:
+        os.umask(old)
