@@ -41,6 +41,7 @@ from ._provenance import (
     Uncacheable,
     parse_site_roots,
     planned_digest,
+    process_state_measured,
     provenance_key,
 )
 from ._tree_watch import Declared, TreeWatch
@@ -133,6 +134,14 @@ class RunCheckpoints:
         # where it was started (workflow.workdir_init); the executor starts after parsing.
         self.workdir = Path(os.getcwd())
         self.keys = KeyComputer(workflow, self.workdir, templates_file, roots)
+        if not process_state_measured():
+            logger.warning(
+                "checkpoints: a Snakefile was read in this Python process before the sticky "
+                "plugin was imported, so what the launch set cannot be told from what the "
+                "workflow set: run: blocks are keyed by this process's whole library state "
+                "(sound, but a store filled by another launch may not restore them); import "
+                "snakemake_executor_plugin_sticky first to avoid this"
+            )
         self._uncacheable: set[str] = set()  # warnings already given (one per rule and cause)
         if self.store.read_only:
             logger.warning(

@@ -989,9 +989,17 @@ def _registries_now() -> dict[tuple[str, str], Any]:
         return {}
 
 
-_STATE_AT_IMPORT = _registries_now()
-"""The process-global library state when the plugin was imported: Snakemake imports its
-executor plugins before it reads the Snakefile."""
+def _state_at_import() -> Optional[dict[tuple[str, str], Any]]:
+    from ._snakemake_compat import workflow_already_read
+
+    return None if workflow_already_read() else _registries_now()
+
+
+_STATE_AT_IMPORT = _state_at_import()
+"""The process-global library state when the plugin was imported: Snakemake's command line
+imports its executor plugins before it reads the Snakefile. None where a Snakefile was read
+before (a Python session that used the API first): what it set cannot be told from what the
+launch gave, and the key then holds the whole state (:func:`changed_process_state`)."""
 
 
 _GONE = "<unloaded>"
@@ -1009,11 +1017,19 @@ _PROCESS_BOOKKEEPING = frozenset(
 ``run:`` block does: not in keys."""
 
 
+def process_state_measured() -> bool:
+    """Whether the state at import is known (see :data:`_STATE_AT_IMPORT`)."""
+    return _STATE_AT_IMPORT is not None
+
+
 def changed_process_state() -> dict[tuple[str, str], Any]:
     """The process-global library state that differs from :data:`_STATE_AT_IMPORT` (what
     Snakemake and the workflow changed since), a library imported since then with all its
-    state, a state that disappeared as unloaded."""
+    state, a state that disappeared as unloaded; all of it where the state at import is
+    unknown (sound, but a store from another launch may not restore ``run:`` blocks)."""
     now = _registries_now()
+    if _STATE_AT_IMPORT is None:
+        return now
     changed: dict[tuple[str, str], Any] = {
         k: v for k, v in now.items() if k not in _STATE_AT_IMPORT or _STATE_AT_IMPORT[k] != v
     }

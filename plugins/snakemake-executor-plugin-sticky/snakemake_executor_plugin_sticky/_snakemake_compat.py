@@ -514,3 +514,19 @@ def quiet_wakeups(workflow: Any) -> bool:
     scheduler._sticky_wakeups = wakeups
     scheduler._schedule_reevalutation = wakeups.request
     return True
+
+
+def workflow_already_read() -> bool:
+    """Whether this process has read a Snakefile already (a workflow with rules or included
+    files), without importing Snakemake: the checkpoint keys' process state is measured from
+    the moment the plugin is imported, which the command line does before reading it."""
+    module = sys.modules.get("snakemake.workflow")
+    workflow = getattr(module, "workflow", None) if module is not None else None
+    if workflow is None:
+        return False
+    try:
+        return bool(list(getattr(workflow, "rules", ()))) or bool(
+            list(getattr(workflow, "included", ()))
+        )
+    except Exception:  # an unexpected shape: assume it was read (keys stay whole)
+        return True

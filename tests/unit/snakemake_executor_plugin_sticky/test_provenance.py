@@ -244,3 +244,26 @@ def test_an_unusual_umask_is_read_without_setting_it():
         assert _read_umask() is None  # the usual one: keys made before stay valid
     finally:
         os.umask(old)
+
+
+def test_a_snakefile_read_before_the_plugin_keeps_the_whole_state(monkeypatch):
+    """In a Python session that read a Snakefile before importing the plugin, what the
+    workflow set cannot be told from what the launch gave: keys hold the whole state."""
+    import sys
+    import types
+
+    from snakemake_executor_plugin_sticky import _provenance as prov
+    from snakemake_executor_plugin_sticky._snakemake_compat import workflow_already_read
+
+    fake = types.ModuleType("snakemake.workflow")
+    monkeypatch.setitem(sys.modules, "snakemake.workflow", fake)
+    assert not workflow_already_read()  # the module, no workflow yet
+    fake.workflow = types.SimpleNamespace(rules=[], included=[])  # type: ignore[attr-defined]
+    assert not workflow_already_read()  # a workflow, nothing read
+    fake.workflow = types.SimpleNamespace(rules=["a"], included=["Snakefile"])  # type: ignore[attr-defined]
+    assert workflow_already_read()
+
+    monkeypatch.setattr(prov, "_STATE_AT_IMPORT", None)
+    assert not prov.process_state_measured()
+    whole = prov.changed_process_state()
+    assert ("os", "umask") in whole or ("sys", "path") in whole  # unchanged ones too
