@@ -324,7 +324,12 @@ class CodeFollower:
             owner = getattr(obj, "__module__", None) or getattr(
                 getattr(obj, "__objclass__", None), "__qualname__", "?"
             )
-            return _sha(f"builtin:{owner}.{getattr(obj, '__qualname__', repr(obj))}")
+            name = f"builtin:{owner}.{getattr(obj, '__qualname__', repr(obj))}"
+            of = getattr(obj, "__self__", None)
+            if of is not None and not isinstance(of, types.ModuleType):
+                # a method of a value ("{:.2f}".format, a generator's .random): the value too
+                return _sha(f"{name}:" + self.digest(of, f"{path}.__self__"))
+            return _sha(name)
         if isinstance(obj, (list, tuple)):
             inner = ",".join(self.digest(v, f"{path}[{i}]") for i, v in enumerate(obj))
             return _sha(f"{type(obj).__name__}[{inner}]")

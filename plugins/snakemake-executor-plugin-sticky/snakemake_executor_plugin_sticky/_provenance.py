@@ -33,6 +33,7 @@ import os
 import re
 import shlex
 import string
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -654,6 +655,9 @@ class KeyComputer:
         umask = self._umask()
         if umask is not None:
             comps["umask"] = umask
+        interpreter = self._interpreter()
+        if interpreter is not None:
+            comps["interpreter"] = interpreter
         if getattr(rule, "is_run", False) and not getattr(rule, "shellcmd", None):
             comps.update(self._process_state())
         for name, value in job.params.items():
@@ -728,6 +732,11 @@ class KeyComputer:
             self._process_cache["environment"] = self._read_environment()
         return self._process_cache["environment"]
 
+    def _interpreter(self) -> Optional[str]:
+        if "interpreter" not in self._process_cache:
+            self._process_cache["interpreter"] = _read_interpreter(self._initial_env or {})
+        return self._process_cache["interpreter"]
+
     def _umask(self) -> Optional[str]:
         if "umask" not in self._process_cache:
             self._process_cache["umask"] = _read_umask()
@@ -767,7 +776,11 @@ class KeyComputer:
         address. One component per setting (``process-state:numpy:printoptions``), so that a
         rerun names what changed. What the launch sets (resource limits, priority, signal
         dispositions, a profiler) is the site's, like the initial environment."""
-        return process_state_components(changed_process_state(), self._site_neutral)
+        return process_state_components(
+            changed_process_state(),
+            self._site_neutral,
+            lambda obj: self.follower.digest(obj, "process-state"),
+        )
 
     def _command_files(self, command: str, declared: set[str]) -> dict[str, str]:
         """Workflow files a shell command names without declaring them as inputs
@@ -1031,30 +1044,88 @@ def changed_process_state() -> dict[tuple[str, str], Any]:
     if _STATE_AT_IMPORT is None:
         return now
     changed: dict[tuple[str, str], Any] = {
-        k: v for k, v in now.items() if k not in _STATE_AT_IMPORT or _STATE_AT_IMPORT[k] != v
+        k: _delta(_STATE_AT_IMPORT.get(k), v)
+        for k, v in now.items()
+        if k not in _STATE_AT_IMPORT or _STATE_AT_IMPORT[k] != v
     }
     changed.update({k: _GONE for k in _STATE_AT_IMPORT if k not in now})
     return changed
 
 
+def _delta(before: Any, now: Any) -> Any:
+    """A sequence setting that held items at import (warnings filters of ``python -W``,
+    ``PYTHONWARNINGS`` or ``-X dev``: the launch's) by the items added since, in their order,
+    and those gone; any other change by the whole value. Where an item the launch put there
+    now stands does not count (a library re-adding a filter moves it to the front)."""
+    if isinstance(before, tuple) and isinstance(now, tuple):
+        added = tuple(item for item in now if item not in before)
+        gone = tuple(item for item in before if item not in now)
+        return ("<added since the launch>", added, "<gone>", gone)
+    return now
+
+
 def process_state_components(
-    state: dict[tuple[str, str], Any], neutral: Callable[[str], str]
+    state: dict[tuple[str, str], Any],
+    neutral: Callable[[str], str],
+    code: Optional[Callable[[Any], str]] = None,
 ) -> dict[str, str]:
     """Key components of changed process state (:func:`changed_process_state`): one per
-    setting, by its repr with addresses removed and site paths named by ``neutral``; less
-    what counts or records rather than configures (:data:`_PROCESS_BOOKKEEPING`) and
-    Snakemake's own loggers (its command line sets them)."""
+    setting, by its repr with addresses removed and site paths named by ``neutral``, a
+    function in it by ``code`` (what it does: pandas' ``display.float_format`` set to a
+    Snakefile function or ``"{:.2f}".format``), less what counts or records rather than
+    configures (:data:`_PROCESS_BOOKKEEPING`) and Snakemake's own loggers (its command line
+    sets them)."""
     found = {}
     for (module, label), value in state.items():
         if (module, label) in _PROCESS_BOOKKEEPING or module == "linecache":
             continue
         if (module, label) == ("logging", "loggers") and isinstance(value, dict):
             value = {n: v for n, v in value.items() if str(n).split(".")[0] != "snakemake"}
+        if code is not None:
+            value = _code_of_callables(value, code)
         text = neutral(_ADDRESS_ONLY.sub("", repr(value)))
         found[f"process-state:{module}:{label}"] = _sha(text)
     return found
 
 
+def _code_of_callables(value: Any, code: Callable[[Any], str]) -> Any:
+    """``value`` with each function it holds (as :class:`stickyinvoc.registries.Same`)
+    replaced by its code's digest; one that cannot be followed stays by name."""
+    from stickyinvoc.registries import Same
+
+    if isinstance(value, Same):
+        if callable(value.obj):
+            try:
+                return f"<code {code(value.obj)}>"
+            except Exception:
+                return value
+        return value
+    if isinstance(value, dict):
+        return {k: _code_of_callables(v, code) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_code_of_callables(v, code) for v in value)
+    return value
+
+
+_INTERPRETER_ENV = ("PYTHONHASHSEED", "PYTHONINTMAXSTRDIGITS")
+"""Launch settings of Python that change what the same code writes (the order of a set of
+strings, whether a long int prints), in Snakemake's process and every Python a job starts."""
+
+
+def _read_interpreter(initial_env: dict[str, str]) -> Optional[str]:
+    """Python's launch settings that change what the same code writes, where not the usual
+    ones (None then, so that keys made before they were keyed stay valid): a fixed
+    ``PYTHONHASHSEED`` (random, the default, makes two fresh runs differ anyway),
+    ``PYTHONINTMAXSTRDIGITS``, and this process's int digit limit (``-X
+    int_max_str_digits``)."""
+    found = {k: v for k in _INTERPRETER_ENV if (v := initial_env.get(k)) not in (None, "random")}
+    limit = sys.get_int_max_str_digits()
+    if limit != _USUAL_INT_DIGITS:
+        found["int_max_str_digits"] = str(limit)
+    return _sha(json.dumps(sorted(found.items()))) if found else None
+
+
+_USUAL_INT_DIGITS = 4300
 _USUAL_UMASK = "0022"
 
 

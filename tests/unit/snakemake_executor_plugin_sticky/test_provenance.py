@@ -175,10 +175,14 @@ def test_a_method_named_like_a_dynamic_builtin_is_not_dynamic(tmp_path):
     assert "*" in local_imports("x = eval('1 + 1')\n", [tmp_path])
 
 
-def test_process_state_counts_what_changed_since_the_plugin_was_imported():
+def test_process_state_counts_what_changed_since_the_plugin_was_imported(monkeypatch):
     import decimal
 
+    from snakemake_executor_plugin_sticky import _provenance as prov
     from snakemake_executor_plugin_sticky._provenance import changed_process_state
+
+    # as if imported now (another test may have read a Snakefile before this module loaded)
+    monkeypatch.setattr(prov, "_STATE_AT_IMPORT", prov._registries_now())
 
     context = decimal.getcontext()
     before = changed_process_state().get(("decimal", "context"))
@@ -267,3 +271,46 @@ def test_a_snakefile_read_before_the_plugin_keeps_the_whole_state(monkeypatch):
     assert not prov.process_state_measured()
     whole = prov.changed_process_state()
     assert ("os", "umask") in whole or ("sys", "path") in whole  # unchanged ones too
+
+
+def test_filters_the_launch_put_first_are_not_the_workflows(monkeypatch):
+    """Red team (issue 26, process state) F9: `python -W ...`, `PYTHONWARNINGS` or `-X dev`
+    put warnings filters in place before Snakemake starts; what the workflow inserts goes in
+    front of them, and only that is keyed."""
+    import warnings
+
+    from snakemake_executor_plugin_sticky import _provenance as prov
+
+    base = dict(prov._STATE_AT_IMPORT or {})
+    launch = (("ignore", None, DeprecationWarning, None, 0),)
+    with warnings.catch_warnings():
+        for extra in ([], [("ignore", None, FutureWarning, None, 0)]):
+            seen = []
+            for launched in ((), launch):
+                base[("warnings", "filters")] = launched
+                monkeypatch.setattr(prov, "_STATE_AT_IMPORT", base)
+                warnings.filters[:] = [*extra, *launched]
+                seen.append(prov.changed_process_state().get(("warnings", "filters")))
+            assert seen[0] == seen[1]  # the launch's filters do not count
+        warnings.filters[:] = [("error", None, UserWarning, None, 0)]  # removed the launch's
+        assert ("warnings", "filters") in prov.changed_process_state()
+
+
+def test_pythons_launch_settings_that_change_output_are_keyed_where_unusual(monkeypatch):
+    """Red team (issue 26, process state) F7/F8: a fixed PYTHONHASHSEED orders a set of
+    strings, PYTHONINTMAXSTRDIGITS lets a long int print: the same code writes otherwise."""
+    import sys
+
+    from snakemake_executor_plugin_sticky._provenance import _read_interpreter
+
+    assert _read_interpreter({}) is None
+    assert _read_interpreter({"PYTHONHASHSEED": "random", "PATH": "/bin"}) is None
+    one = _read_interpreter({"PYTHONHASHSEED": "1"})
+    assert one is not None and one != _read_interpreter({"PYTHONHASHSEED": "2"})
+    assert _read_interpreter({"PYTHONINTMAXSTRDIGITS": "5000"}) is not None
+    old = sys.get_int_max_str_digits()
+    try:
+        sys.set_int_max_str_digits(5000)
+        assert _read_interpreter({}) is not None
+    finally:
+        sys.set_int_max_str_digits(old)
