@@ -327,8 +327,12 @@ class CodeFollower:
             name = f"builtin:{owner}.{getattr(obj, '__qualname__', repr(obj))}"
             of = getattr(obj, "__self__", None)
             if of is not None and not isinstance(of, types.ModuleType):
-                # a method of a value ("{:.2f}".format, a generator's .random): the value too
-                return _sha(f"{name}:" + self.digest(of, f"{path}.__self__"))
+                # a method of a value ("{:.2f}".format, a generator's .random): the value
+                # too, where it has a digest (sys.stdout.write stays by name, as before)
+                try:
+                    return _sha(f"{name}:" + self.digest(of, f"{path}.__self__"))
+                except Exception:  # Unfollowable, or a value with no stable description
+                    pass
             return _sha(name)
         if isinstance(obj, (list, tuple)):
             inner = ",".join(self.digest(v, f"{path}[{i}]") for i, v in enumerate(obj))
