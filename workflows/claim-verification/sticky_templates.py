@@ -24,6 +24,9 @@ def minilm():
     import claimcheck
 
     encoder = claimcheck.load_encoder()
+    # One inference while building: what torch sets up on first use (its matrix kernels, their
+    # buffers) is then set up once here, not again in every forked invocation.
+    encoder.embed(["warm up"])
     yield encoder
     if encoder.device == "cuda":
         import torch

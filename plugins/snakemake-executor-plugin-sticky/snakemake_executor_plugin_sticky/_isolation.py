@@ -68,6 +68,7 @@ from . import _audit
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
 from ._preamble import PREAMBLE
+from ._prefault import PageLog
 from ._seeds import Seeds
 from ._shell_prefix import PrefixEffects
 from ._shell_prefix import apply as apply_prefix
@@ -205,6 +206,13 @@ def _receive(fd: int, pid: Optional[int]) -> Optional[bytes]:
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def _readable(fd: int) -> bool:
+    try:
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def _has_ended(pid: int, signalled: bool) -> bool:
@@ -402,6 +410,10 @@ class Isolation:
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
+        self.pages = PageLog()
+        """The pages the last recording child touched, populated by the next spare ahead of
+        its script (:mod:`._prefault`)."""
+        self.forked = 0
 
     def invocation_path(self, script: "Script") -> list[str]:
         """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
@@ -437,6 +449,8 @@ class Isolation:
         self.processes = _running_processes()
         self._discard_spare()
         self.pristine = None
+        self.pages.clear()
+        self.forked = 0
 
     def idle(self, fork_next: bool) -> None:
         """Between invocations: reap ended children and, for fork mode, fork the next child
@@ -502,7 +516,10 @@ class Isolation:
 
     def _run_in_child(self, script: Script) -> Outcome:
         spare, self.spare = self.spare or self._fork_spare(), None
-        payload = pickle.dumps((dataclasses.replace(script, code=None), marshal.dumps(script.code)))
+        self.forked += 1
+        record = self.forked <= 3 or self.forked % 16 == 0  # the pages barely change
+        skeleton = dataclasses.replace(script, code=None)
+        payload = pickle.dumps((skeleton, marshal.dumps(script.code), record))
         if self.link is not None:
             self.link.child_signal(reset=True)
         self.on_child(spare.pid)
@@ -572,16 +589,19 @@ class Isolation:
         try:
             _become_invocation_process()
             _adopt_processes(self.processes)
+            self.pages.populate(lambda: _readable(control))  # while no script is here
             payload = _receive(control, None)
             os.close(control)
             if payload is None:
                 os._exit(0)  # discarded: the template process changed
-            skeleton, code = pickle.loads(payload)  # noqa: S301 - from our own parent
+            skeleton, code, record = pickle.loads(payload)  # noqa: S301 - from our own parent
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
             job_threads(script.snakemake)
             snapshot = ProcessSnapshot(self, script, in_child=True)
             outcome = self._execute(script, snapshot)
             _send(result, pickle.dumps(outcome))
+            if record:  # the job is done: what the next spare populates (_prefault)
+                self.pages.record()
         except BaseException:  # noqa: BLE001 - nothing may escape a forked child
             traceback.print_exc()
             status = 70

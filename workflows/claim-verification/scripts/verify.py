@@ -1,7 +1,8 @@
 """Verify one batch of claims against their evidence (a sticky invocation).
 
-The encoder is the warm state; the verdict head and the parsed claims table are cached in it
-too (keyed by file and modification time), so a warm worker reads each only once.
+The encoder is the warm state; the verdict head is cached in it too (keyed by file and
+modification time: a direct-mode worker reads it once). Only this batch's rows of the claims
+table are parsed.
 """
 
 import os
@@ -18,8 +19,7 @@ def cached_file(path, load):
 
 
 head = cached_file(snakemake.input.head, load_head)
-table = {c.claim_id: c for c in cached_file(snakemake.input.claims, read_claims)}
-claims = [table[claim_id] for claim_id in snakemake.params.ids]
+claims = read_claims(snakemake.input.claims, ids=snakemake.params.ids)
 labels, confidence = predict(head, features(encoder, claims))
 
 
