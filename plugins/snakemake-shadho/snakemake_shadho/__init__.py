@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from ._async import AsyncSearch
     from ._complexity import domain_term, domain_terms, log_complexity
     from ._costmodel import predict_costs
-    from ._errors import ShadhoError, SpecError, StoreError
+    from ._errors import ShadhoError, SpecError, StoreError, TrialFailed, TrialsFailedError
+    from ._failures import check_failures, failure_summary
     from ._hardware import HardwareClass, by_speed, parse_hardware
     from ._ranking import (
         SubspaceStats,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from ._speeds import SpeedEstimate, estimate_speeds, measured_classes, slower_than_declared
     from ._store import read_json, read_jsonl, write_json, write_jsonl, write_text_atomic
     from ._tpe import SubspaceOptimizer, Suggestion
-    from ._trial import evaluate, load_objective, objective_problem
+    from ._trial import evaluate, load_objective, objective_problem, run_trial
 
 # Names are imported on first use (PEP 562): `python -m snakemake_shadho merge` then starts in
 # a fraction of a second instead of importing hyperopt, which is bookkeeping time between
@@ -62,6 +63,8 @@ _EXPORTS = {
     "SubSpace": "._space",
     "SubspaceOptimizer": "._tpe",
     "SubspaceStats": "._ranking",
+    "TrialFailed": "._errors",
+    "TrialsFailedError": "._errors",
     "Suggestion": "._tpe",
     "assign_blocks": "._ranking",
     "assign_classes": "._ranking",
@@ -70,12 +73,14 @@ _EXPORTS = {
     "borda_scores": "._ranking",
     "by_speed": "._hardware",
     "check_requirements": "._requirements",
+    "check_failures": "._failures",
     "compute_stats": "._rounds",
     "domain_term": "._complexity",
     "domain_terms": "._complexity",
     "estimate_speeds": "._speeds",
     "evaluate": "._trial",
     "exclusive": "._space",
+    "failure_summary": "._failures",
     "incumbent": "._ranking",
     "load_objective": "._trial",
     "load_spec": "._spec",
@@ -94,6 +99,7 @@ _EXPORTS = {
     "ranking_due": "._rounds",
     "read_json": "._store",
     "read_jsonl": "._store",
+    "run_trial": "._trial",
     "slower_than_declared": "._speeds",
     "space_from_config": "._space",
     "split_round": "._ranking",
@@ -132,12 +138,15 @@ __all__ = [
     "SpeedEstimate",
     "SubspaceStats",
     "Suggestion",
+    "TrialFailed",
+    "TrialsFailedError",
     "assign_blocks",
     "assign_classes",
     "best_loss_spread",
     "borda_order",
     "borda_scores",
     "by_speed",
+    "check_failures",
     "check_requirements",
     "compute_stats",
     "domain_term",
@@ -145,6 +154,7 @@ __all__ = [
     "estimate_speeds",
     "evaluate",
     "exclusive",
+    "failure_summary",
     "incumbent",
     "load_objective",
     "load_spec",
@@ -163,6 +173,7 @@ __all__ = [
     "ranking_due",
     "read_json",
     "read_jsonl",
+    "run_trial",
     "slower_than_declared",
     "space_from_config",
     "split_round",

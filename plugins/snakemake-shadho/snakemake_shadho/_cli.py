@@ -23,11 +23,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import ShadhoError, SpecError
+from ._failures import check_failures, failure_summary
 from ._history import merge_round
 from ._store import read_json, read_jsonl, write_json, write_jsonl
 
 if TYPE_CHECKING:
     from ._spec import SearchSpec
+
+_RERUN_ROUNDS = (
+    "to redo those trials, delete their records (rounds/ROUND/trials/CLASS/TRIAL.json) and run "
+    "again"
+)
 
 # Planning, validating and reporting import hyperopt (through the spec); merging does not.
 
@@ -60,6 +66,7 @@ def _plan(args: argparse.Namespace) -> None:
     if args.round == 0:
         check_requirements(spec)
     history = read_jsonl(args.history) if args.history else []
+    check_failures(history, spec.max_failed_trials, _RERUN_ROUNDS)
     previous = read_json(args.previous_plan)["ranking"] if args.previous_plan else None
     pending = [t for path in args.pending for t in read_json(path)["trials"]]
     write_json(args.out, plan_round(spec, args.round, history, previous, pending=pending))
@@ -75,7 +82,10 @@ def _report(args: argparse.Namespace) -> None:
     from .report import write_report
 
     spec = read_spec(args.spec)
-    write_report(spec, read_jsonl(args.history), [read_json(p) for p in args.plans], args.out)
+    history = read_jsonl(args.history)
+    check_failures(history, spec.max_failed_trials, _RERUN_ROUNDS)
+    write_report(spec, history, [read_json(p) for p in args.plans], args.out)
+    print(failure_summary(history), file=sys.stderr)
 
 
 def _search(args: argparse.Namespace) -> None:
@@ -100,6 +110,7 @@ def _search(args: argparse.Namespace) -> None:
         from .report import write_report
 
         write_report(spec, history, read_json(Path(args.out) / "plans.json"), args.report)
+    print(failure_summary(history), file=sys.stderr)
 
 
 def _worker(args: argparse.Namespace) -> None:

@@ -33,6 +33,7 @@ from typing import IO, Any, Optional
 
 from ._async import AsyncSearch
 from ._errors import ShadhoError
+from ._failures import check_failures, first_line, is_undeclared
 from ._hardware import HardwareClass
 from ._spec import SearchSpec
 from ._store import read_json, read_jsonl, write_json, write_jsonl
@@ -174,6 +175,9 @@ class Worker:
             self.proc.wait()
 
 
+_RERUN = "a rerun redoes those trials"
+
+
 def run_search(
     spec: SearchSpec,
     spec_file: str,
@@ -193,6 +197,8 @@ def run_search(
     out.mkdir(parents=True, exist_ok=True)
     history_file, plans_file = out / "history.jsonl", out / "plans.json"
     history = read_jsonl(history_file) if history_file.exists() else []
+    # Trials an error in the objective failed are redone by a rerun (after the fix).
+    history = [r for r in history if not is_undeclared(r)]
     plans = read_json(plans_file) if plans_file.exists() else []
     search = AsyncSearch(spec, history=history)
     search.plans = len(plans)
@@ -245,10 +251,16 @@ def run_search(
                     search.history[-1] = mine
                     save()
                     done = len(search.history)
+                    outcome = (
+                        f"loss {record.get('loss')}"
+                        if record.get("status") == "ok"
+                        else f"failed: {first_line(record)}"
+                    )
                     log(
                         f"shadho: {done}/{total} {trial['trial']} on {worker.hw_class}: "
-                        f"loss {record.get('loss')} ({time.perf_counter() - t0:.1f} s)"
+                        f"{outcome} ({time.perf_counter() - t0:.1f} s)"
                     )
+                    check_failures(search.history, spec.max_failed_trials, _RERUN)
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             with lock:
                 errors.append(e)

@@ -21,3 +21,15 @@ class SpecError(ShadhoError, ValueError):
 
 class StoreError(ShadhoError):
     """A trial-history file is unreadable or inconsistent with the spec."""
+
+
+class TrialFailed(Exception):
+    """Raise it from an objective for a trial that fails as the objective expects (training
+    diverged, these parameters do not fit in memory): the trial is recorded as failed, TPE
+    counts it as a very bad result, and the search goes on. Any other exception is an error in
+    the objective (a missing module, a typo): it fails the run unless ``max_failed_trials``
+    allows it."""
+
+
+class TrialsFailedError(ShadhoError):
+    """More trials failed with undeclared errors than ``max_failed_trials`` allows."""

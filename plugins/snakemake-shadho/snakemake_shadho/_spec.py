@@ -29,6 +29,7 @@ _SETTINGS: dict[str, Any] = {
     "duration_aware_split": False,
     "requires": None,
     "execution": "rounds",
+    "max_failed_trials": 0,
 }
 EXECUTIONS = ("rounds", "async")
 
@@ -74,6 +75,10 @@ class SearchSpec:
     duration_aware_split: bool = False
     requires: dict[str, dict[str, str]] = field(default_factory=dict)
     execution: str = "rounds"
+    max_failed_trials: int = 0
+    """Trials that may fail with an error the objective does not declare before the run
+    fails (:mod:`._failures`); declared failures (``TrialFailed``, a non-finite loss) are
+    results and never count."""
 
     @property
     def explore_floor(self) -> int:
@@ -134,6 +139,7 @@ def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any
         ("min_results", 2),
         ("seed", 0),
         ("pipeline_depth", 1),
+        ("max_failed_trials", 0),
     ):
         values[key] = _int_setting(key, values[key], minimum)
     fraction = values["explore_fraction"]

@@ -1,7 +1,8 @@
 """Running one trial: find the objective, call it, and turn what happens into a record.
 
-A failing objective never stops the search: its exception becomes a record with status
-"fail" and the error text, and TPE treats it as a very bad result.
+A failing objective's exception becomes a record with status "fail", the error text and
+whether the objective declared that failure (:mod:`._failures`); TPE treats it as a very bad
+result.
 """
 
 import ast
@@ -18,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
-from ._errors import ShadhoError
+from ._errors import ShadhoError, TrialFailed
+from ._failures import undeclared_note
 
 Objective = Callable[..., Any]
 
@@ -125,13 +127,29 @@ def evaluate(
     """Call ``objective(params, **kwargs)`` for a planned trial and return its record.
 
     The objective returns a loss, or a dict with ``loss`` and other figures (kept under
-    ``extra``). Exceptions and non-finite losses give a "fail" record with the error.
+    ``extra``). Exceptions and non-finite losses give a "fail" record with the error;
+    ``declared`` says whether the objective declared that failure (:class:`TrialFailed`, a
+    non-finite loss) or raised something else (:mod:`._failures`).
     """
+    return run_trial(objective, trial, kwargs)[0]
+
+
+def run_trial(
+    objective: Objective,
+    trial: Mapping[str, Any],
+    kwargs: Mapping[str, Any],
+    raise_undeclared: bool = False,
+    max_failed: int = 0,
+) -> tuple[dict[str, Any], Optional[BaseException]]:
+    """:func:`evaluate`, and the exception of a failed trial. With ``raise_undeclared``, an
+    exception the objective does not declare is raised as it is (its traceback shows where in
+    the objective), with a note naming the trial: the trial's job fails."""
     record = {k: trial[k] for k in ("trial", "round", "subspace", "hw_class", "tid", "vals")}
     record["params"] = trial["params"]
     record["host"] = os.uname().nodename
     started, cpu0 = time.time(), time.process_time()
     t0 = time.perf_counter()
+    failure: Optional[BaseException] = None
     try:
         result = objective(dict(trial["params"]), **kwargs)
         extra = {}
@@ -140,16 +158,22 @@ def evaluate(
             result = result.get("loss")
         loss = float(result)
         if not math.isfinite(loss):
-            raise ValueError(f"the objective returned a non-finite loss {loss!r}")
+            raise TrialFailed(f"the objective returned a non-finite loss {loss!r}")
         record.update(status="ok", loss=loss, error=None, extra=_jsonable(extra))
     except Exception as e:  # noqa: BLE001 - a failing trial is data, not a crash
+        declared = isinstance(e, TrialFailed)
+        if raise_undeclared and not declared:
+            e.add_note(undeclared_note(str(trial["trial"]), max_failed))
+            raise
+        failure = e
         tail = "".join(traceback.format_exception(e)[-3:]).strip()
         record.update(status="fail", loss=None, error=f"{type(e).__name__}: {e}\n{tail}", extra={})
+        record["declared"] = declared
     record["duration_s"] = time.perf_counter() - t0
     record["cpu_s"] = time.process_time() - cpu0
     record["started"] = started
     record["finished"] = time.time()
-    return record
+    return record, failure
 
 
 def _jsonable(value: Any) -> Any:
