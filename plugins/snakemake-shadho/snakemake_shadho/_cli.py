@@ -17,6 +17,7 @@ or a config with an ``hpo:`` entry). User errors print one line naming the probl
 """
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -85,7 +86,7 @@ def _report(args: argparse.Namespace) -> None:
     history = read_jsonl(args.history)
     check_failures(history, spec.max_failed_trials, _RERUN_ROUNDS)
     write_report(spec, history, [read_json(p) for p in args.plans], args.out)
-    print(failure_summary(history), file=sys.stderr)
+    print(failure_summary(history, spec.max_failed_trials), file=sys.stderr)
 
 
 def _search(args: argparse.Namespace) -> None:
@@ -110,7 +111,7 @@ def _search(args: argparse.Namespace) -> None:
         from .report import write_report
 
         write_report(spec, history, read_json(Path(args.out) / "plans.json"), args.report)
-    print(failure_summary(history), file=sys.stderr)
+    print(failure_summary(history, spec.max_failed_trials), file=sys.stderr)
 
 
 def _worker(args: argparse.Namespace) -> None:
@@ -119,7 +120,12 @@ def _worker(args: argparse.Namespace) -> None:
     spec = read_spec(args.spec)
     if args.hw_class not in spec.classes:
         raise ShadhoError(f"--class {args.hw_class!r}: not a class of the spec")
-    serve(spec, args.hw_class, args.search_dir, sys.stdin, sys.stdout)
+    # Records go out on the original standard output alone: what the objective prints (from
+    # Python or C) goes to standard error instead, never into the protocol.
+    sys.stdout.flush()
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    serve(spec, args.hw_class, args.search_dir, sys.stdin, protocol)
 
 
 def _validate(args: argparse.Namespace) -> None:

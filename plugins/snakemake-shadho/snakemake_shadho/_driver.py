@@ -25,6 +25,7 @@ import os
 import shlex
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -260,6 +261,8 @@ def run_search(
                         f"shadho: {done}/{total} {trial['trial']} on {worker.hw_class}: "
                         f"{outcome} ({time.perf_counter() - t0:.1f} s)"
                     )
+                    if is_undeclared(mine):  # where in the objective, as a job's traceback
+                        log(textwrap.indent(str(mine.get("error")), "    "))
                     check_failures(search.history, spec.max_failed_trials, _RERUN)
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             with lock:

@@ -30,16 +30,21 @@ def first_line(record: Record) -> str:
     return error.splitlines()[0] if error else "no error recorded"
 
 
-def failure_summary(records: Sequence[Record]) -> str:
-    """``shadho: 48 trials, 2 failed (1 undeclared); first: trial cnn.3: AttributeError: ...``"""
+def failure_summary(records: Sequence[Record], max_failed: int = 0) -> str:
+    """``shadho: 48 trials, 2 failed; first: trial cnn.3: TrialFailed: diverged``, then how
+    many were errors the objective does not declare, where there were any."""
     failed = [r for r in records if is_failed(r)]
     line = f"shadho: {len(records)} trials, {len(failed)} failed"
     if not failed:
         return line
+    line += f"; first: trial {failed[0].get('trial')}: {first_line(failed[0])}"
     undeclared = sum(1 for r in failed if is_undeclared(r))
     if undeclared:
-        line += f" ({undeclared} with an error the objective does not declare)"
-    return line + f"; first: trial {failed[0].get('trial')}: {first_line(failed[0])}"
+        line += (
+            f"; {undeclared} of them with an error the objective does not declare "
+            f"(max_failed_trials: {max_failed})"
+        )
+    return line
 
 
 def check_failures(records: Iterable[Record], max_failed: int, rerun: str = "") -> None:

@@ -150,6 +150,7 @@ def run_trial(
     started, cpu0 = time.time(), time.process_time()
     t0 = time.perf_counter()
     failure: Optional[BaseException] = None
+    cwd = os.getcwd()
     try:
         result = objective(dict(trial["params"]), **kwargs)
         extra = {}
@@ -160,20 +161,41 @@ def run_trial(
         if not math.isfinite(loss):
             raise TrialFailed(f"the objective returned a non-finite loss {loss!r}")
         record.update(status="ok", loss=loss, error=None, extra=_jsonable(extra))
-    except Exception as e:  # noqa: BLE001 - a failing trial is data, not a crash
+    except BaseException as raised:  # noqa: BLE001 - a failing trial is data, not a crash
+        e = raised
+        if isinstance(e, KeyboardInterrupt):  # maybe a real Ctrl-C: never taken for a result
+            e.add_note(undeclared_note(str(trial["trial"]), max_failed))
+            raise
+        if isinstance(e, SystemExit):  # sys.exit() in an objective ends no trial well
+            e = RuntimeError(f"the objective called sys.exit({e.code!r})")
+            e.__cause__ = raised
         declared = isinstance(e, TrialFailed)
         if raise_undeclared and not declared:
             e.add_note(undeclared_note(str(trial["trial"]), max_failed))
-            raise
+            if e is raised:
+                raise
+            raise e from raised
         failure = e
         tail = "".join(traceback.format_exception(e)[-3:]).strip()
-        record.update(status="fail", loss=None, error=f"{type(e).__name__}: {e}\n{tail}", extra={})
+        record.update(status="fail", loss=None, error=f"{_describe(e)}\n{tail}", extra={})
         record["declared"] = declared
+    finally:
+        if os.getcwd() != cwd:  # the record and the next trial see the job's folder
+            os.chdir(cwd)
     record["duration_s"] = time.perf_counter() - t0
     record["cpu_s"] = time.process_time() - cpu0
     record["started"] = started
     record["finished"] = time.time()
     return record, failure
+
+
+def _describe(e: BaseException) -> str:
+    """``Type: message``, also for an exception whose ``str()`` itself fails."""
+    try:
+        text = str(e)
+    except Exception:  # noqa: BLE001
+        text = "<exception str() failed>"
+    return f"{type(e).__name__}: {text}"
 
 
 def _jsonable(value: Any) -> Any:

@@ -2,6 +2,8 @@
 exception fails the trial's job (``max_failed_trials: 0``, the default) or counts toward the
 limit, and a search ends with a line counting failures and naming the first."""
 
+import os
+
 import pytest
 
 import snakemake_shadho as shadho
@@ -73,11 +75,65 @@ def test_the_summary_line_counts_and_names_the_first_error():
     ok = shadho.evaluate(lambda p: 0.1, trial("svm.0"))
     assert shadho.failure_summary([ok, ok]) == "shadho: 2 trials, 0 failed"
     records = [ok, shadho.evaluate(diverged, trial("cnn.1")), shadho.evaluate(typo, trial("cnn.2"))]
-    line = shadho.failure_summary(records)
+    line = shadho.failure_summary(records, 3)
     assert line == (
-        "shadho: 3 trials, 2 failed (1 with an error the objective does not declare); "
-        "first: trial cnn.1: TrialFailed: training diverged"
+        "shadho: 3 trials, 2 failed; first: trial cnn.1: TrialFailed: training diverged; "
+        "1 of them with an error the objective does not declare (max_failed_trials: 3)"
     )
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no")
+
+
+def test_odd_exceptions_are_errors_with_the_trial_named():
+    """The red team's: sys.exit in an objective, GeneratorExit, an exception whose str()
+    raises, and KeyboardInterrupt (maybe a real Ctrl-C: raised, never recorded)."""
+
+    def leave(code):
+        def objective(params):
+            raise SystemExit(code)
+
+        return objective
+
+    for code in (0, "CUDA is not available"):
+        record = shadho.evaluate(leave(code), trial("b.0"))
+        assert record["status"] == "fail" and record["declared"] is False
+        assert f"the objective called sys.exit({code!r})" in record["error"]
+        with pytest.raises(RuntimeError, match="sys.exit") as raised:
+            shadho.run_trial(leave(code), trial("b.0"), {}, raise_undeclared=True)
+        assert "trial b.0" in "\n".join(raised.value.__notes__)
+
+    def closed(params):
+        raise GeneratorExit
+
+    assert is_undeclared(shadho.evaluate(closed, trial("b.1")))
+
+    def unprintable(params):
+        raise Unprintable
+
+    record = shadho.evaluate(unprintable, trial("b.2"))
+    assert record["error"].startswith("Unprintable: <exception str() failed>")
+
+    def interrupted(params):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as raised:
+        shadho.evaluate(interrupted, trial("b.3"))
+    assert "trial b.3" in "\n".join(raised.value.__notes__)
+
+
+def test_an_objective_that_changes_folder_leaves_the_trial_where_it_was(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+
+    def wanders(params):
+        os.chdir("sub")
+        return 0.5
+
+    assert shadho.evaluate(wanders, trial())["status"] == "ok"
+    assert os.getcwd() == str(tmp_path)
 
 
 @pytest.mark.parametrize("value", [-1, 1.5, True, "2"])
