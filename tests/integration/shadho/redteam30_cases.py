@@ -21,6 +21,8 @@ Every objective is a complete `rt_obj.py`.  Shared helpers (prepended to each):
                      evaluated again, so "redoes good trials" turns into a failed second run.
 """
 
+# ruff: noqa: E501 - the helper's cases, kept as written
+
 PRELUDE = '''\
 import hashlib
 import json
