@@ -49,7 +49,7 @@ _RUNS = re.compile(b"\x01+")
 
 def _madvise() -> Optional[Callable[[int, int, int], int]]:
     try:
-        fn = ctypes.CDLL(None, use_errno=True).madvise
+        fn = ctypes.CDLL(None).madvise  # not use_errno: ctypes.get_errno() stays the script's
     except (OSError, AttributeError):
         return None
     fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]

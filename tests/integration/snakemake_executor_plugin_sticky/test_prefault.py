@@ -215,3 +215,21 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
     assert all(first == "b'aaaa'" for first, _ in results), results  # never a child's write
     assert results[0][1] >= PAGES - 1, results  # the first child copies every page it writes
     assert max(f for _, f in results[2:]) < results[0][1] // 4, results
+
+
+def test_a_failed_populate_leaves_the_scripts_ctypes_errno_alone() -> None:
+    """The library matrix's ctypes case: ``ctypes.set_errno`` returns the previous private
+    errno, 0 in a fresh process; a populate call that fails (a range no longer mapped) must
+    not leave ENOMEM there."""
+    import ctypes
+
+    log = PageLog()
+    _prefault._HEADER.pack_into(log.region, 0, 2, 1)
+    _prefault._RANGE.pack_into(log.region, _prefault._HEADER.size, PAGE, 4)  # never mapped
+
+    def child() -> bytes:
+        ctypes.set_errno(0)
+        log.populate(lambda: False)
+        return str(ctypes.get_errno()).encode()
+
+    assert _in_child(child) == b"0"

@@ -35,6 +35,8 @@ DIRECT_LIMITS = {
     # round 2
     "helper_module_generators": "a module's generator object advanced by an earlier job",
     "atexit_finalize_interleaving": "weakref.finalize's exit hook was registered by the worker",
+    # seen differing once (2026-12-04), when job 2 ran after job 1 on the same worker
+    "json_encoder_monkeypatch": "an attribute set on a library class is not seen by the check",
 }
 """Known direct-mode differences (documented in docs/sticky.md, "Known differences"), besides
 BOTH_LIMITS: not asserted."""
