@@ -141,6 +141,9 @@ class Outcome:
     would not carry (:mod:`._fingerprint`); the worker must not run another invocation."""
     lost: Optional[str] = None
     """Fork mode: the invocation's process was killed from outside (why): requeue it."""
+    imported: list[str] = field(default_factory=list)
+    """Fork mode: installed libraries (top-level names) the script imported that the template
+    process had not: every forked invocation imports them again (:func:`new_libraries`)."""
 
 
 @dataclass
@@ -319,6 +322,27 @@ _THREAD_VARIABLES = (
     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
 )  # fmt: skip
 _TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
+
+
+def new_libraries(loaded: frozenset[str], roots: tuple[str, ...]) -> list[str]:
+    """Installed libraries (top-level names, not the standard library's) imported since
+    ``loaded`` (the modules the template process had), as far as they are still loaded; the
+    one that brought the most modules (the costliest import, roughly) first."""
+    count: dict[str, int] = {}
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if name in loaded or top in loaded or top in sys.stdlib_module_names:
+            continue
+        if top in count:
+            count[top] += 1
+            continue
+        module = sys.modules.get(top)
+        spec = getattr(module, "__spec__", None)
+        if module is None or getattr(spec, "origin", None) in ("built-in", "frozen"):
+            continue
+        if module_is_library(module, roots):
+            count[top] = 1
+    return sorted(count, key=lambda top: (-count[top], top))
 
 
 def job_environment(snakemake: Any) -> dict[str, str]:
@@ -598,7 +622,9 @@ class Isolation:
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
             job_threads(script.snakemake)
             snapshot = ProcessSnapshot(self, script, in_child=True)
+            loaded = frozenset(sys.modules)
             outcome = self._execute(script, snapshot)
+            outcome.imported = new_libraries(loaded, self.library_roots)
             _send(result, pickle.dumps(outcome))
             if record:  # the job is done: what the next spare populates (_prefault)
                 self.pages.record()

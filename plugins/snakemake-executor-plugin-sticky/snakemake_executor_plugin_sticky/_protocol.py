@@ -182,6 +182,9 @@ class InvocationDone:
     lost: Optional[str] = None
     """Fork mode: the invocation's process was killed from outside (why): the invocation is
     requeued, as when a worker is lost; the worker itself is well."""
+    imported: list[str] = field(default_factory=list)
+    """Fork mode: installed libraries the script imported that the template had not (each
+    forked invocation imports them again)."""
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,7 @@ class Executor(RealExecutor):
         self._sources = ScriptSources(self.workflow)
         self._compiled: dict[tuple[str, int], Optional[str]] = {}
         self._told_fresh: set[str] = set()
+        self._told_imports: set[str] = set()
         self._prefix: Union[PrefixEffects, str, None] = None
         self._rule_templates: dict[str, Optional[Path]] = {}
         self._manager: Optional[Manager] = None
@@ -628,6 +629,8 @@ class Executor(RealExecutor):
                 "the worker is retired and the next job gets a fresh one (direct mode; "
                 "fork mode, the default, needs no such check)"
             )
+        if done is not None and done.imported:
+            self._tell_imports(info.job, done.imported)
         if done is not None and done.undeclared_writes and self._ckpt is not None:
             self._ckpt.written_by_workers(done.undeclared_writes)
             if ok:
@@ -636,6 +639,23 @@ class Executor(RealExecutor):
             self.report_job_success(info)
         else:
             self.report_job_error(info, msg=error)
+
+    def _tell_imports(self, job: JobExecutorInterface, imported: list[str]) -> None:
+        """Once per template: its forked jobs import libraries the template does not, which
+        every job then imports again (a warm worker need not)."""
+        template = _template_of(job) or "?"
+        if template in self._told_imports:
+            return
+        self._told_imports.add(template)
+        shown = ", ".join(imported[:3])
+        if len(imported) > 3:
+            shown += f" and {len(imported) - 3} more librar{'y' if len(imported) == 4 else 'ies'}"
+        self.logger.info(
+            f"sticky: template {template!r}: a job of rule {job.rule.name} imported {shown}, "
+            "which the template does not; every forked job imports them again (as a fresh "
+            "process would): import them while building the template to load them once per "
+            "worker (docs/sticky.md, 'Warm up the template')"
+        )
 
     def _on_requeue(self, inv_id: int) -> None:
         """The invocation's worker died mid-run: nothing it half-wrote may survive."""

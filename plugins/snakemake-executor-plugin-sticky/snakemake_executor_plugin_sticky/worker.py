@@ -323,6 +323,7 @@ class Worker:
             undeclared_writes=out.undeclared_writes,
             retire=out.retire,
             lost=out.lost,
+            imported=out.imported,
         )
 
     def mode(self, inv: Invoke) -> str:

@@ -213,6 +213,28 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
     finally:
         worker.isolation.close()
     assert all(first == "b'aaaa'" for first, _ in results), results  # never a child's write
+    # What a forked job imports that the template does not is reported (the executor says so
+    # once per template: every forked job imports it again).
+    import importlib.util
+
+    candidates = ("tabulate", "wcwidth", "colorama", "mpmath", "toolz", "smart_open")
+    library = next(
+        (m for m in candidates if m not in sys.modules and importlib.util.find_spec(m)), None
+    )
+    if library is None:
+        pytest.skip("no installed library left unimported by the test process")
+    out = tmp_path / "imports"
+    smk = types.SimpleNamespace(rule="w", resources={"sticky": "buf"}, output=[str(out)], log=[])
+    invoke = Invoke(
+        9, "buf", str(templates), str(tmp_path / "i.py"), f"import json, {library}\n",
+        str(tmp_path), smk, isolation="fork", workdir=str(tmp_path), searchpaths=[],
+    )  # fmt: skip
+    try:
+        done = worker.run(invoke)
+    finally:
+        worker.isolation.close()
+    assert done.ok and library in done.imported, done.imported
+    assert "json" not in done.imported  # the standard library: not reported
     assert results[0][1] >= PAGES - 1, results  # the first child copies every page it writes
     assert max(f for _, f in results[2:]) < results[0][1] // 4, results
 
