@@ -76,3 +76,41 @@ def test_one_report_per_job_as_snakemake_s_interface_asks(ok):
     executor._on_done(0, ok, None, None)  # a second outcome for the same invocation: ignored
     expected = [("success", j) for j in jobs] if ok else [("error", j, "failed") for j in jobs]
     assert calls == expected
+
+
+def test_libraries_a_forked_job_imports_are_said_once_per_template():
+    """Issue 25: a forked job that imports installed libraries its template lacks imports them
+    again in every job; the run says so once per template, naming the costliest three."""
+    from snakemake_executor_plugin_sticky._protocol import InvocationDone
+
+    lines = []
+    executor = object.__new__(Executor)
+    executor._ckpt = None
+    executor._told_imports = set()
+    executor.logger = SimpleNamespace(info=lines.append, warning=lines.append)
+    executor.report_job_success = lambda info: None
+
+    def job(template):
+        return SimpleNamespace(
+            benchmark=None,
+            resources=SimpleNamespace(sticky=template, get=lambda k, d=None: template),
+            rule=SimpleNamespace(name="trial"),
+        )
+
+    imported = ["torch", "sympy", "triton", "mpmath", "tqdm"]
+    jobs = [job("digits"), job("digits"), job("minilm")]
+    executor._jobs = {
+        i: SubmittedJobInfo(job=j, external_jobid=f"sticky:{i}") for i, j in enumerate(jobs)
+    }
+    for i in range(3):
+        executor._on_done(i, True, None, InvocationDone(i, True, imported=imported[: 5 - i]))
+    assert lines == [
+        "sticky: template 'digits': a job of rule trial imported torch, sympy, triton and 2 "
+        "more libraries, which the template does not; every forked job imports them again "
+        "(as a fresh process would): import them while building the template to load them "
+        "once per worker (docs/sticky.md, 'Warm up the template')",
+        "sticky: template 'minilm': a job of rule trial imported torch, sympy, triton, which "
+        "the template does not; every forked job imports them again (as a fresh process "
+        "would): import them while building the template to load them once per worker "
+        "(docs/sticky.md, 'Warm up the template')",
+    ]
