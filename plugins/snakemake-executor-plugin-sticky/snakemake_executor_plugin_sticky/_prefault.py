@@ -121,6 +121,9 @@ class PageLog:
             ranges = touched()
         except Exception:  # noqa: BLE001 - the job is done; the script may have broken open()
             return
+        # Two recording children of one worker can overlap (one still listing while the next
+        # job, a short one, ends): mixed ranges only make a spare populate other pages, which
+        # changes no memory contents, and at most MAX_PAGES of them.
         sequence, _ = _HEADER.unpack_from(self.region, 0)
         if sequence % 2:
             return  # another child is writing
