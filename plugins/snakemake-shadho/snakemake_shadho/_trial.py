@@ -176,8 +176,7 @@ def run_trial(
                 raise
             raise e from raised
         failure = e
-        tail = "".join(traceback.format_exception(e)[-3:]).strip()
-        record.update(status="fail", loss=None, error=f"{_describe(e)}\n{tail}", extra={})
+        record.update(status="fail", loss=None, error=_error_text(e), extra={})
         record["declared"] = declared
     finally:
         if os.getcwd() != cwd:  # the record and the next trial see the job's folder
@@ -187,6 +186,18 @@ def run_trial(
     record["started"] = started
     record["finished"] = time.time()
     return record, failure
+
+
+def _error_text(e: BaseException, lines: int = 40) -> str:
+    """``Type: message``, then the traceback from the objective's own frame on (its last
+    ``lines`` lines): where in the objective, also when a library raised it deep down."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next  # this module's frames: not the user's
+    text = "".join(traceback.format_exception(type(e), e, tb)).rstrip().splitlines()
+    if len(text) > lines:
+        text = ["  ..."] + text[-lines:]
+    return _describe(e) + "\n" + "\n".join(text)
 
 
 def _describe(e: BaseException) -> str:
