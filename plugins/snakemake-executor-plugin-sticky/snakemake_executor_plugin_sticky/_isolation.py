@@ -50,6 +50,7 @@ import pickle
 import resource
 import select
 import signal
+import stat
 import struct
 import sys
 import tempfile
@@ -211,6 +212,42 @@ def _receive(fd: int, pid: Optional[int]) -> Optional[bytes]:
             os.close(pidfd)
 
 
+def _open_fds() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: nothing is rewound
+        return []
+
+
+def _file_positions(exclude: frozenset[int]) -> dict[int, tuple[int, int, int]]:
+    """(device, inode, position) of each open regular file but stdio and ``exclude``."""
+    found = {}
+    for fd in _open_fds():
+        if fd <= 2 or fd in exclude:
+            continue
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode):
+                found[fd] = (info.st_dev, info.st_ino, os.lseek(fd, 0, os.SEEK_CUR))
+        except OSError:
+            continue
+    return found
+
+
+def _rewind(offsets: dict[int, tuple[int, int, int]]) -> None:
+    """In a forked child: put the template's open files where its build left them. A child
+    shares each file's position with the template process and every other child (one open
+    file), so a job that read or wrote through a file the template keeps moved it for the next
+    job; a fresh job opens the file anew."""
+    for fd, (device, inode, position) in offsets.items():
+        try:
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) == (device, inode):
+                os.lseek(fd, position, os.SEEK_SET)
+        except OSError:
+            continue
+
+
 def _readable(fd: int) -> bool:
     try:
         return bool(select.select([fd], [], [], 0)[0])
@@ -337,8 +374,10 @@ def new_libraries(loaded: frozenset[str], roots: tuple[str, ...]) -> list[str]:
             count[top] += 1
             continue
         module = sys.modules.get(top)
-        spec = getattr(module, "__spec__", None)
-        if module is None or getattr(spec, "origin", None) in ("built-in", "frozen"):
+        if type(module) is not types.ModuleType:
+            continue  # None, a lazily loaded module, a stand-in object: never touched here
+        spec = module.__dict__.get("__spec__")
+        if getattr(spec, "origin", None) in ("built-in", "frozen"):
             continue
         if module_is_library(module, roots):
             count[top] = 1
@@ -434,6 +473,11 @@ class Isolation:
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
+        self.own_files = frozenset(_file_positions(frozenset()).items())
+        """Files the worker had open before any template (descriptor, device, inode and
+        position): never rewound."""
+        self.offsets: dict[int, tuple[int, int, int]] = {}
+        """The template's regular files: (device, inode, position) as its build left them."""
         self.pages = PageLog()
         """The pages the last recording child touched, populated by the next spare ahead of
         its script (:mod:`._prefault`)."""
@@ -475,6 +519,10 @@ class Isolation:
         self.pristine = None
         self.pages.clear()
         self.forked = 0
+        own = {(fd, device, inode) for fd, (device, inode, _) in self.own_files}
+        for fd, where in _file_positions(frozenset()).items():
+            if (fd, *where[:2]) not in own:
+                self.offsets.setdefault(fd, where)  # children move the positions they share
 
     def idle(self, fork_next: bool) -> None:
         """Between invocations: reap ended children and, for fork mode, fork the next child
@@ -619,6 +667,7 @@ class Isolation:
             if payload is None:
                 os._exit(0)  # discarded: the template process changed
             skeleton, code, record = pickle.loads(payload)  # noqa: S301 - from our own parent
+            _rewind(self.offsets)
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
             job_threads(script.snakemake)
             snapshot = ProcessSnapshot(self, script, in_child=True)
@@ -674,10 +723,12 @@ class Isolation:
             namespace = snapshot.enter_script()
             wall, proc = time.perf_counter(), time.process_time()
             failure: Optional[str] = None
+            code = 0  # how a process the script forked, running off the script's end, exits
             try:
                 exec(snapshot.code, namespace)
             except SystemExit as e:
                 status, message = exit_status(e.code)
+                code = status
                 if message is not None:  # as the interpreter does, to the script's stderr
                     try:
                         print(message, file=sys.stderr)
@@ -687,12 +738,13 @@ class Isolation:
                     detail = f": {message}" if message else ""
                     failure = f"script exited with status {status}{detail}"
             except BaseException:  # noqa: BLE001 - KeyboardInterrupt too: the script raised it
+                code = 1
                 failure = script_traceback(script.script_path, snapshot.code.co_filename)
                 _print_uncaught(snapshot.code.co_filename)  # to the script's stderr, excepthook
             finally:
                 snapshot.leave_script()
                 if os.getpid() != snapshot.pid:  # a child the script forked ran off its end
-                    os._exit(1 if sys.exc_info()[0] not in (None, SystemExit) else 0)
+                    os._exit(code)  # sys.exit(3) there: 3, as the interpreter would exit
             if failure is not None:
                 return Outcome(False, failure)
             seconds.append(time.perf_counter() - wall)

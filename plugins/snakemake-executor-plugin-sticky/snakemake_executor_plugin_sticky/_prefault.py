@@ -23,6 +23,7 @@ import ctypes
 import mmap
 import re
 import struct
+import time
 from collections.abc import Callable, Iterator
 from typing import Optional
 
@@ -58,8 +59,11 @@ def _madvise() -> Optional[Callable[[int, int, int], int]]:
 
 
 def _mappings() -> Iterator[tuple[int, int, bool]]:
-    """(start, end, private writable) of the mappings worth populating: private writable
-    ones, and read-only file mappings (shared libraries, mapped model files)."""
+    """(start, end, anonymous and writable) of the mappings worth populating: private
+    anonymous writable ones (the heap, arrays) for writing, private file mappings (shared
+    libraries, mapped model files) for reading only: a file mapping's page copied ahead would
+    no longer show what a job later writes to the file (``mmap`` ``ACCESS_COPY``, numpy's
+    ``memmap(mode="c")``), where a fresh process reads the file as it is."""
     with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
         for line in f:
             fields = line.split(maxsplit=5)
@@ -72,9 +76,10 @@ def _mappings() -> Iterator[tuple[int, int, bool]]:
             start, end = (int(x, 16) for x in fields[0].split("-"))
             if end - start > MAX_MAPPING:
                 continue
-            writable = perms[1] == "w"
-            if writable or path.startswith("/"):
-                yield start, end, writable
+            if path.startswith("/"):
+                yield start, end, False
+            elif perms[1] == "w":
+                yield start, end, True
 
 
 def _runs(pagemap: "object", start: int, pages: int, table: bytes) -> Iterator[tuple[int, int]]:
@@ -132,6 +137,10 @@ class PageLog:
             _RANGE.pack_into(self.region, _HEADER.size + i * _RANGE.size, start, count)
         _HEADER.pack_into(self.region, 0, sequence + 2, len(ranges))
 
+    def writing(self) -> bool:
+        """A child is storing its ranges right now."""
+        return bool(_HEADER.unpack_from(self.region, 0)[0] % 2)
+
     def stored(self) -> list[tuple[int, int]]:
         """The stored ranges, or none while a child is writing them."""
         sequence, n = _HEADER.unpack_from(self.region, 0)
@@ -151,8 +160,14 @@ class PageLog:
             return 0
         done = 0
         try:
+            ranges = self.stored()
+            waited = 0.0
+            while not ranges and self.writing() and waited < 0.2 and not interrupted():
+                time.sleep(0.005)  # the last child is still listing its pages: it is short
+                waited += 0.005
+                ranges = self.stored()
             with open("/proc/self/pagemap", "rb", buffering=0) as pagemap:
-                for i, (start, count) in enumerate(self.stored()):
+                for i, (start, count) in enumerate(ranges):
                     if done >= MAX_PAGES or (i % 32 == 0 and interrupted()):
                         break
                     pages = count & ~_WRITE
