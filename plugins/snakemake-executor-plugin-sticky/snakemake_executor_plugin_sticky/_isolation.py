@@ -219,11 +219,11 @@ def _open_fds() -> list[int]:
         return []
 
 
-def _file_positions(exclude: frozenset[int]) -> dict[int, tuple[int, int, int]]:
-    """(device, inode, position) of each open regular file but stdio and ``exclude``."""
+def _file_positions() -> dict[int, tuple[int, int, int]]:
+    """(device, inode, position) of each open regular file but stdio, by descriptor."""
     found = {}
     for fd in _open_fds():
-        if fd <= 2 or fd in exclude:
+        if fd <= 2:
             continue
         try:
             info = os.fstat(fd)
@@ -473,9 +473,9 @@ class Isolation:
         self.spare: Optional[_Spare] = None
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
-        self.own_files = frozenset(_file_positions(frozenset()).items())
-        """Files the worker had open before any template (descriptor, device, inode and
-        position): never rewound."""
+        self.own_files = {(fd, dev, ino) for fd, (dev, ino, _) in _file_positions().items()}
+        """Files the worker had open before any template (descriptor, device, inode): never
+        rewound."""
         self.offsets: dict[int, tuple[int, int, int]] = {}
         """The template's regular files: (device, inode, position) as its build left them."""
         self.pages = PageLog()
@@ -519,9 +519,8 @@ class Isolation:
         self.pristine = None
         self.pages.clear()
         self.forked = 0
-        own = {(fd, device, inode) for fd, (device, inode, _) in self.own_files}
-        for fd, where in _file_positions(frozenset()).items():
-            if (fd, *where[:2]) not in own:
+        for fd, where in _file_positions().items():
+            if (fd, *where[:2]) not in self.own_files:
                 self.offsets.setdefault(fd, where)  # children move the positions they share
 
     def idle(self, fork_next: bool) -> None:
