@@ -4,40 +4,12 @@ other changes of that day; kept as written but one (see case 24). Run by test_re
 
 # ruff: noqa: E501 - the helper's cases, kept as written
 
-HEADER = """\
-import stickyinvoc
-st = stickyinvoc.state(snakemake)
-k = int(snakemake.wildcards.k)
-OUT = snakemake.output[0]
-LOG = snakemake.log[0]
-"""
-DEFAULT_BUILD = 'return {"calls": 0}'
+import functools
+
+from redteam_cases import DEFAULT_BUILD, HEADER, add_case  # noqa: F401 - the same case format
+
 CASES = {}
-
-
-def case(
-    name,
-    desc,
-    script,
-    build=DEFAULT_BUILD,
-    n=3,
-    chain=True,
-    extra="",
-    files=None,
-    header=True,
-    resources="sticky=T",
-):
-    CASES[name] = dict(
-        desc=desc,
-        script=script,
-        build=build,
-        n=n,
-        chain=chain,
-        extra=extra,
-        files=files or {},
-        header=header,
-        resources=resources,
-    )
+case = functools.partial(add_case, CASES)
 
 
 # ---------------------------------------------------------------------------

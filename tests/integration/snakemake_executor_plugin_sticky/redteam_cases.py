@@ -17,6 +17,8 @@ header=True, resources=...)``: ``script`` follows ``HEADER`` (``st`` the templat
 
 # ruff: noqa: E501
 
+import functools
+
 HEADER = """\
 import stickyinvoc
 st = stickyinvoc.state(snakemake)
@@ -30,7 +32,8 @@ DEFAULT_BUILD = 'return {"calls": 0}'
 CASES = {}
 
 
-def case(
+def add_case(
+    cases,
     name,
     desc,
     script,
@@ -42,7 +45,8 @@ def case(
     header=True,
     resources="sticky=T",
 ):
-    CASES[name] = dict(
+    """One case into ``cases`` (the red teams' files each keep their own)."""
+    cases[name] = dict(
         desc=desc,
         script=script,
         build=build,
@@ -53,6 +57,9 @@ def case(
         header=header,
         resources=resources,
     )
+
+
+case = functools.partial(add_case, CASES)
 
 
 # ---------------------------------------------------------------- library global state

@@ -24,11 +24,9 @@ def test_a_real_worker_reports_undeclared_writes_in_both_isolation_modes(workdir
     child's writes are the ones seen, and they come back with its result."""
     import stickyinvoc._access as access
     from snakemake_executor_plugin_sticky._protocol import Invoke
-    from snakemake_executor_plugin_sticky.worker import Worker
-
-    class Conn:
-        def send(self, message: object) -> None:
-            pass
+    from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+        in_process_worker,
+    )
 
     templates = workdir / "sticky_templates.py"
     templates.write_text(
@@ -41,8 +39,7 @@ def test_a_real_worker_reports_undeclared_writes_in_both_isolation_modes(workdir
         "import os\nos.remove('scratch.tmp')\n"
     )
     smk = SimpleNamespace(rule="r", resources={"sticky": "m"}, output=["out.txt"], log=[])
-    worker = Worker(Conn(), "w")  # type: ignore[arg-type]
-    access._bind_worker(worker.holder.lookup)
+    worker = in_process_worker()
     try:
         inv = Invoke(
             1, "m", str(templates), str(workdir / "s.py"), source, str(workdir), smk,

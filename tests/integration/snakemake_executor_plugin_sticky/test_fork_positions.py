@@ -3,20 +3,14 @@ job's start (a forked child shares the file's position with the template and eve
 child; a fresh job opens the file anew). Found by the fourth red team
 (``template_file_handle_read_offset_is_shared``)."""
 
-import types
-
 import pytest
 
-import stickyinvoc._access as access
-from snakemake_executor_plugin_sticky._protocol import Invoke
-from snakemake_executor_plugin_sticky.worker import Worker
+from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+    in_process_worker,
+    invoke_forked,
+)
 
 pytestmark = pytest.mark.integration
-
-
-class _Conn:
-    def send(self, message: object) -> None:
-        pass
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["file object", "descriptor"])
@@ -38,22 +32,13 @@ def test_every_forked_job_reads_the_templates_file_from_where_the_build_left_it(
         "f = stickyinvoc.state(snakemake)\n"
         f"open(snakemake.output[0], 'w').write({read})\n"
     )
-    worker = Worker(_Conn(), "test")  # type: ignore[arg-type]
-    access._bind_worker(worker.holder.lookup)
+    worker = in_process_worker()
     outputs = []
     try:
         for i in range(3):
             out = tmp_path / f"out{i}"
-            smk = types.SimpleNamespace(
-                rule="r", resources={"sticky": "t"}, output=[str(out)], log=[]
-            )
-            invoke = Invoke(
-                i, "t", str(templates), str(tmp_path / "r.py"), source, str(tmp_path), smk,
-                isolation="fork", workdir=str(tmp_path), searchpaths=[],
-            )  # fmt: skip
-            done = worker.run(invoke)
+            done = invoke_forked(worker, i, "t", templates, source, out)
             assert done.ok, done.error
-            assert worker.mode(invoke) == "fork", worker.hazards
             worker.isolation.idle(True)
             outputs.append(out.read_text())
     finally:

@@ -164,15 +164,13 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
     and record their own page faults; once a child has recorded its pages, the next ones
     (forked ahead, populated while they wait) fault far less. The outputs are what a fresh
     process gives: each child starts from the template's bytes."""
-    import types
+    import importlib.util
+    import time
 
-    import stickyinvoc._access as access
-    from snakemake_executor_plugin_sticky._protocol import Invoke
-    from snakemake_executor_plugin_sticky.worker import Worker
-
-    class _Conn:
-        def send(self, message: object) -> None:
-            pass
+    from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+        in_process_worker,
+        invoke_forked,
+    )
 
     templates = tmp_path / "sticky_templates.py"
     templates.write_text(
@@ -189,24 +187,13 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
         "faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before\n"
         "open(snakemake.output[0], 'w').write(f'{first!r} {faults}')\n"
     )
-    worker = Worker(_Conn(), "test")  # type: ignore[arg-type]
-    access._bind_worker(worker.holder.lookup)
+    worker = in_process_worker()
     results = []
     try:
         for i in range(6):
             out = tmp_path / f"out{i}"
-            smk = types.SimpleNamespace(
-                rule="w", resources={"sticky": "buf"}, output=[str(out)], log=[]
-            )
-            invoke = Invoke(
-                i, "buf", str(templates), str(tmp_path / "w.py"), source, str(tmp_path), smk,
-                isolation="fork", workdir=str(tmp_path), searchpaths=[],
-            )  # fmt: skip
-            assert worker.run(invoke).ok
-            assert worker.mode(invoke) == "fork", worker.hazards
+            assert invoke_forked(worker, i, "buf", templates, source, out).ok
             worker.isolation.idle(True)
-            import time
-
             time.sleep(0.3)  # the recording child is done, the next spare has populated
             first, faults = out.read_text().split()
             results.append((first, int(faults)))
@@ -215,22 +202,15 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
     assert all(first == "b'aaaa'" for first, _ in results), results  # never a child's write
     # What a forked job imports that the template does not is reported (the executor says so
     # once per template: every forked job imports it again).
-    import importlib.util
-
     candidates = ("tabulate", "wcwidth", "colorama", "mpmath", "toolz", "smart_open")
     library = next(
         (m for m in candidates if m not in sys.modules and importlib.util.find_spec(m)), None
     )
     if library is None:
         pytest.skip("no installed library left unimported by the test process")
-    out = tmp_path / "imports"
-    smk = types.SimpleNamespace(rule="w", resources={"sticky": "buf"}, output=[str(out)], log=[])
-    invoke = Invoke(
-        9, "buf", str(templates), str(tmp_path / "i.py"), f"import json, {library}\n",
-        str(tmp_path), smk, isolation="fork", workdir=str(tmp_path), searchpaths=[],
-    )  # fmt: skip
     try:
-        done = worker.run(invoke)
+        imports = f"import json, {library}\n"
+        done = invoke_forked(worker, 9, "buf", templates, imports, tmp_path / "imports")
     finally:
         worker.isolation.close()
     assert done.ok and library in done.imported, done.imported

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,18 +63,18 @@ FORK_LIMITS: dict[str, str] = dict(BOTH_LIMITS)
 """Known fork-mode differences (docs/sticky.md): not asserted."""
 
 
-def template_groups() -> dict[str, int]:
-    """Each distinct template body, numbered."""
+def template_groups(suite: Any = rt) -> dict[str, int]:
+    """Each distinct template body of ``suite`` (a cases module), numbered."""
     groups: dict[str, int] = {}
-    for c in rt.CASES.values():
+    for c in suite.CASES.values():
         groups.setdefault(c["build"], len(groups))
     return groups
 
 
-def build_workflow(root: Path) -> Path:
+def build_workflow(root: Path, suite: Any = rt) -> Path:
     wd = root / "wf"
     (wd / "scripts").mkdir(parents=True)
-    groups = template_groups()
+    groups = template_groups(suite)
     templates = ["from stickyinvoc import template\n"]
     for body, i in groups.items():
         build = textwrap.indent(textwrap.dedent(body).strip(), "    ")
@@ -85,9 +86,9 @@ def build_workflow(root: Path) -> Path:
         )
     (wd / "sticky_templates.py").write_text("".join(templates))
     rules = ['MODE = config.get("mode", "forked")\n\nrule all:\n    input:\n']
-    for name, c in rt.CASES.items():
+    for name, c in suite.CASES.items():
         rules.append(f'        expand("out/{name}/{{k}}.txt", k=range(1, {c["n"]} + 1)),\n')
-    for name, c in rt.CASES.items():
+    for name, c in suite.CASES.items():
         group = groups[c["build"]]
         resources = c["resources"].replace("sticky=T", f'sticky=MODE + "{group}"')
         previous = f'[f"out/{name}/{{int(wc.k) - 1}}.txt"] if int(wc.k) > 1 else []'
@@ -101,7 +102,7 @@ def build_workflow(root: Path) -> Path:
             f'    script: "scripts/{name}.py"\n'
         )
         script = textwrap.dedent(c["script"]).lstrip("\n")
-        header = rt.HEADER
+        header = suite.HEADER
         if not c["header"]:
             header = header.replace("import stickyinvoc\nst = stickyinvoc.state(snakemake)\n", "")
         (wd / "scripts" / f"{name}.py").write_text(header + script)
@@ -113,14 +114,14 @@ def build_workflow(root: Path) -> Path:
     return wd
 
 
-def run(root: Path, mode: str) -> SnakemakeRun:
-    source = build_workflow(root / "source") if not (root / "source").exists() else None
+def run(root: Path, mode: str, suite: Any = rt) -> SnakemakeRun:
+    source = build_workflow(root / "source", suite) if not (root / "source").exists() else None
     wd = root / mode
     shutil.copytree(source or root / "source" / "wf", wd)
     if mode == "local":
         args = snakemake_command("--keep-going", executor="local", cores=2)
     else:
-        workers = str(len(template_groups()))
+        workers = str(len(template_groups(suite)))
         args = snakemake_command(
             "--keep-going", "--config", f"mode={mode}", "--sticky-max-workers", workers
         )
@@ -130,9 +131,9 @@ def run(root: Path, mode: str) -> SnakemakeRun:
     return SnakemakeRun(wd, proc.returncode, proc.stdout + proc.stderr)
 
 
-def observed(run: SnakemakeRun) -> dict[str, dict[str, object]]:
+def observed(run: SnakemakeRun, suite: Any = rt) -> dict[str, dict[str, object]]:
     """Per case: its files (normalised) and which of its jobs failed."""
-    found: dict[str, dict[str, object]] = {name: {"files": {}} for name in rt.CASES}
+    found: dict[str, dict[str, object]] = {name: {"files": {}} for name in suite.CASES}
     for sub in ("out", "logs", "bench"):
         for path in sorted((run.workdir / sub).rglob("*")):
             if not path.is_file():
@@ -161,10 +162,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
 
 @pytest.mark.parametrize(("mode", "limits"), [("forked", FORK_LIMITS), ("direct", DIRECT_LIMITS)])
 def test_every_red_team_case_matches_local(runs, mode, limits):
-    local, sticky = observed(runs["local"]), observed(runs[mode])
     assert "Traceback (most recent call last)" not in runs[mode].output.split("Error in rule")[0]
+    differing = differences(runs, mode, limits)
+    assert not differing, f"{len(differing)} case(s) differ in {mode} mode:\n" + "\n".join(
+        differing
+    )
+
+
+def differences(
+    runs: dict[str, SnakemakeRun], mode: str, limits: dict[str, str], suite: Any = rt
+) -> list[str]:
+    """Each case of ``suite`` not in ``limits`` whose files or failed jobs differ from local's,
+    with where; the known differences that matched this time are printed."""
+    local, sticky = observed(runs["local"], suite), observed(runs[mode], suite)
     differing = []
-    for name in rt.CASES:
+    for name in suite.CASES:
         if name not in limits and local[name] != sticky[name]:
             differing.append(
                 f"{name}: {first_difference(local[name], sticky[name])}\n"
@@ -175,9 +187,7 @@ def test_every_red_team_case_matches_local(runs, mode, limits):
             )
     matching = sorted(name for name in limits if local[name] == sticky[name])
     print(f"{mode}: known differences that matched local this time: {matching}")
-    assert not differing, f"{len(differing)} case(s) differ in {mode} mode:\n" + "\n".join(
-        differing
-    )
+    return differing
 
 
 def first_difference(expected: dict, got: dict) -> str:
