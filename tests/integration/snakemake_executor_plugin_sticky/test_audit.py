@@ -22,11 +22,25 @@ def workdir(tmp_path, monkeypatch):
 def test_a_real_worker_reports_undeclared_writes_in_both_isolation_modes(workdir, mode):
     """The audit wraps the script's execution inside the isolation: in fork mode the forked
     child's writes are the ones seen, and they come back with its result."""
+    from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+        in_fresh_process,
+    )
+
+    in_fresh_process(reports_undeclared_writes, folder=str(workdir), mode=mode)
+
+
+def reports_undeclared_writes(folder: str, mode: str) -> None:
+    import os
+    from pathlib import Path
+
     import stickyinvoc._access as access
     from snakemake_executor_plugin_sticky._protocol import Invoke
     from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
         in_process_worker,
     )
+
+    workdir = Path(folder)
+    os.chdir(workdir)
 
     templates = workdir / "sticky_templates.py"
     templates.write_text(
@@ -46,7 +60,9 @@ def test_a_real_worker_reports_undeclared_writes_in_both_isolation_modes(workdir
             isolation=mode, workdir=str(workdir), searchpaths=[],
         )  # fmt: skip
         done = worker.run(inv)
+        assert worker.mode(inv) == mode, worker.hazards  # fork mode ran forked
     finally:
+        worker.isolation.close()
         access._bind_worker(None)
     assert done.ok, done.error
     assert done.undeclared_writes == ["side.txt"]

@@ -3,9 +3,12 @@ job's start (a forked child shares the file's position with the template and eve
 child; a fresh job opens the file anew). Found by the fourth red team
 (``template_file_handle_read_offset_is_shared``)."""
 
+from pathlib import Path
+
 import pytest
 
 from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+    in_fresh_process,
     in_process_worker,
     invoke_forked,
 )
@@ -17,6 +20,11 @@ pytestmark = pytest.mark.integration
 def test_every_forked_job_reads_the_templates_file_from_where_the_build_left_it(
     tmp_path, raw
 ) -> None:  # type: ignore[no-untyped-def]
+    in_fresh_process(reads_from_where_the_build_left_it, folder=str(tmp_path), raw=raw)
+
+
+def reads_from_where_the_build_left_it(folder: str, raw: bool) -> None:
+    tmp_path = Path(folder)
     data = tmp_path / "rows.txt"
     data.write_text("header\nrow 1\nrow 2\nrow 3\n")
     opener = f"os.open({str(data)!r}, os.O_RDONLY)" if raw else f"open({str(data)!r})"
