@@ -167,6 +167,9 @@ def _gc(m: ModuleType) -> dict[str, Any]:
         "isenabled": m.isenabled(),
         "threshold": m.get_threshold(),
         "debug": m.get_debug(),
+        # A callback a job appended (memory profiling) fires in every later job's collections,
+        # into its stderr, after the job's globals are gone.
+        "callbacks": _idents(m.callbacks),
         # Not gc.get_freeze_count(): it walks every frozen object (20 ms in a torch worker,
         # after every invocation), and the worker freezes the template's objects itself.
     }

@@ -17,7 +17,6 @@ import stickyinvoc._access as access
 from snakemake_executor_plugin_sticky._protocol import InvocationDone, Invoke
 from snakemake_executor_plugin_sticky.worker import Worker
 
-
 ROOT = Path(__file__).resolve().parents[3]
 _RUNNER = """
 import importlib.util, json, sys

@@ -771,6 +771,11 @@ _CASES = [
             "gc.get_debug()",
         ),
         P(
+            "callbacks",
+            "if VALUE % 2:\n    gc.callbacks.append(lambda phase, info: None)",
+            "len(gc.callbacks)",
+        ),
+        P(
             "freeze",
             "gc.freeze() if VALUE % 2 else gc.unfreeze()",
             "gc.get_freeze_count() > 0",

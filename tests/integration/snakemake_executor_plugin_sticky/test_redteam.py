@@ -38,10 +38,6 @@ DIRECT_LIMITS = {
     "atexit_finalize_interleaving": "weakref.finalize's exit hook was registered by the worker",
     # seen differing once (2026-12-04), when job 2 ran after job 1 on the same worker
     "json_encoder_monkeypatch": "an attribute set on a library class is not seen by the check",
-    # seen once (2026-12-04): its log held "Exception ignored in: <lambda> ... NameError: name
-    # 'stats'", the gc callback case gc_callbacks' job 1 adds, fired while this job's stderr
-    # was its log; not understood yet (see the stop's note)
-    "warnings_once_to_log": "another job's gc callback fired into this job's stderr once",
 }
 """Known direct-mode differences (documented in docs/sticky.md, "Known differences"), besides
 BOTH_LIMITS: not asserted."""

@@ -136,6 +136,23 @@ def test_library_registries_are_compared(monkeypatch):
         gc.enable()
 
 
+def test_a_gc_callback_left_by_a_job_is_a_change():
+    """The first red team's gc_callbacks case, seen differing in direct mode (2026-12-04): a
+    job's memory-profiling callback stayed in the worker and fired in later jobs' collections
+    (into their logs, after its own globals were gone)."""
+    import gc
+
+    fp = Fingerprint()
+    callback = lambda phase, info: None  # noqa: E731
+    gc.callbacks.append(callback)
+    try:
+        (change,) = fp.changes()
+        assert change.startswith("gc callbacks ")
+    finally:
+        gc.callbacks.remove(callback)
+    assert fp.changes() == []
+
+
 def test_what_an_import_changes_in_registries_belongs_to_that_import(tmp_path: Path):
     """A library that adds a warnings filter when imported: a fresh process gets it too; the
     script's own filter afterwards is still a change."""
