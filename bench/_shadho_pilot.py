@@ -4,7 +4,10 @@ input (the parameters as JSON) and answers one line (loss, duration, CPU seconds
 
 ``--duty F`` (0 < F < 1) makes it a slow worker: the evaluating process is a child that this
 process stops and continues (SIGSTOP/SIGCONT) so it gets a fraction F of one CPU, a CPU limit
-applied inside the job (the shared cluster is not reconfigured).
+applied inside the job (the shared cluster is not reconfigured). ``--duty-by-model cnn=0.1``
+limits only the trials of the models named (a class slow on the CNN and not on the SVMs, as a
+CPU node is next to a GPU one): this process relays each trial to the child and applies the
+trial's model's fraction while it runs.
 """
 
 import argparse
@@ -13,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 PERIOD_S = 0.05
@@ -59,6 +63,59 @@ def throttle(duty: float) -> int:
     return child.wait()
 
 
+def throttle_by_model(duties: dict[str, float]) -> int:
+    """Run ``serve`` in a child, relaying its trials; while a trial of a model in ``duties``
+    runs, the child gets that fraction of one CPU (a whole one otherwise)."""
+    child = subprocess.Popen(
+        [sys.executable, "-u", __file__, "--duty", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    from collections import deque
+
+    queued: deque[float] = deque()  # the fraction of each trial sent and not yet answered
+
+    def answers() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if '"ready"' not in line and queued:
+                queued.popleft()
+            sys.stdout.write(line)
+            sys.stdout.flush()
+
+    def trials() -> None:
+        assert child.stdin is not None
+        for line in sys.stdin:
+            queued.append(duties.get(json.loads(line).get("model"), 1.0))
+            child.stdin.write(line)
+            child.stdin.flush()
+        child.stdin.close()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (answers, trials)]
+    for t in threads:
+        t.start()
+    try:
+        while child.poll() is None:
+            duty = queued[0] if queued else 1.0
+            if duty >= 1:
+                time.sleep(PERIOD_S / 5)
+                continue
+            time.sleep(PERIOD_S * duty)
+            os.kill(child.pid, signal.SIGSTOP)
+            time.sleep(PERIOD_S * (1 - duty))
+            os.kill(child.pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+    finally:
+        if child.poll() is None:
+            os.kill(child.pid, signal.SIGCONT)
+    code = child.wait()
+    threads[0].join(timeout=5)
+    return code
+
+
 def pair(duties: dict[str, float]) -> int:
     """Several workers in one job: a line ``NAME JSON`` on stdin goes to worker NAME, its answer
     comes back as ``NAME JSON`` (for a shared cluster with one CPU free for this benchmark)."""
@@ -103,7 +160,13 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--duty", type=float, default=1.0, help="fraction of one CPU (0 < F <= 1)")
     p.add_argument("--pair", help="NAME=DUTY,NAME=DUTY: several workers in this one job")
+    p.add_argument("--duty-by-model", help="MODEL=DUTY,...: limit only these models' trials")
     args = p.parse_args()
+    if args.duty_by_model:
+        duties = {k: float(v) for k, v in (x.split("=") for x in args.duty_by_model.split(","))}
+        if not all(0 < d <= 1 for d in duties.values()):
+            sys.exit(f"--duty-by-model {args.duty_by_model}: expected fractions in (0, 1]")
+        return throttle_by_model(duties)
     if args.pair:
         return pair({k: float(v) for k, v in (x.split("=") for x in args.pair.split(","))})
     if not 0 < args.duty <= 1:

@@ -50,6 +50,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -239,8 +240,12 @@ def run_setting(
     budget: int,
     jobs: int,
     target: "float | None" = None,
+    runner: "Callable[[dict[str, Any]], dict[str, Any]] | None" = None,
+    variants: tuple[str, ...] = SHADHO,
 ) -> dict[str, Any]:
-    """One setting (overheads, cost scale) over ``seeds`` paired seeds."""
+    """One setting (overheads, cost scale) over ``seeds`` paired seeds. ``runner(job)`` runs one
+    seed (default :func:`run_seed`); ``variants`` are the strategies compared with the
+    hardware-agnostic baselines."""
     print(
         f"setting {label}: {seeds} seeds x {budget} trials, overheads {overheads}, "
         f"costs x{cost_scale:g}, strategies {', '.join(strategies)}",
@@ -259,11 +264,12 @@ def run_setting(
         for seed in range(seeds)
     ]
     t0 = time.perf_counter()
+    runner = runner or run_seed
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as ex:
-            per_seed = list(ex.map(run_seed, work))
+            per_seed = list(ex.map(runner, work))
     else:
-        per_seed = [run_seed(w) for w in work]
+        per_seed = [runner(w) for w in work]
     print(f"  {seeds} seeds in {time.perf_counter() - t0:.0f} s", flush=True)
     if target is None:
         target = statistics.median(
@@ -284,6 +290,9 @@ def run_setting(
             "work_per_hour": [r["metrics"]["work_per_hour"] for r in rows],
             "cnn_trials": [r["metrics"]["cnn_trials"] for r in rows],
         }
+        for key, value in rows[0]["metrics"].items():  # a runner's own counts (cnn_on_gpu)
+            if key not in table[name] and key != "compute_s" and isinstance(value, int):
+                table[name][key] = [r["metrics"][key] for r in rows]
         speeds = rows[0]["metrics"]["utilisation_by_speed"]
         for speed in speeds:
             table[name][f"utilisation_speed_{speed}"] = [
@@ -300,7 +309,7 @@ def run_setting(
     )
     shadho_vs: dict[str, dict[str, Any]] = {}
     goals: dict[str, Any] = {"best_agnostic_baseline": best}
-    for variant in (v for v in SHADHO if v in strategies):
+    for variant in (v for v in variants if v in strategies):
         vs = shadho_vs[variant] = {
             base: {
                 "time_to_target": compare(
@@ -321,10 +330,11 @@ def run_setting(
             "time_to_target_ratio_vs_best": ttt,
             "time_to_target_goal_met": ttt is not None and ttt <= 0.7,
         }
-        if "tpe_async" in vs:
-            goals[variant]["best_loss_not_worse_than_tpe"] = vs["tpe_async"]["best_loss"][
-                "not_worse"
-            ]
+        for base in ("tpe_async", "optuna_async"):
+            if base in vs:
+                goals[variant][f"best_loss_not_worse_than_{base.split('_')[0]}"] = vs[base][
+                    "best_loss"
+                ]["not_worse"]
     placement = [s["placement_alone"] for s in per_seed if "placement_alone" in s]
     return {
         "seeds": seeds,

@@ -214,6 +214,17 @@ BENCHMARKS = {
         "20 seeds, with overheads measured on real runs. See "
         "[SHADHO benchmark](shadho-benchmark.md)."
     ),
+    "shadho_hetero": (
+        "`python bench/shadho_hetero.py [--quick] [--slurm]`: SHADHO on hardware fast for some "
+        "models only (a GPU class 10-30x on the CNN, 1x on the SVMs; simulated, 20 seeds, "
+        "budgets 24/48/120, and real on the local Slurm cluster) against the agnostic "
+        "asynchronous baselines. See "
+        "[SHADHO benchmark](shadho-benchmark.md#hardware-fast-for-some-models-only)."
+    ),
+    "shadho_hetero_quick": (
+        "`python bench/shadho_hetero.py --quick`: the same, 3 seeds, budgets 24 and 48. See "
+        "[SHADHO benchmark](shadho-benchmark.md#hardware-fast-for-some-models-only)."
+    ),
     "shadho_execution": (
         "`python bench/shadho_execution.py [--quick]`: workflows/hpo-digits on the real "
         "Snakemake in barrier rounds, pipelined rounds and `execution: async`: wall time, each "

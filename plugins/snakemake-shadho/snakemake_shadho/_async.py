@@ -3,9 +3,12 @@
 :class:`AsyncSearch` is the pure core of an asynchronous driver (a long-running process that
 hands trials to workers of declared classes, as Work Queue does for the SHADHO paper). It keeps
 one queue of planned trials per hardware class. A free worker takes the next trial of its
-class's queue (longest predicted first); if that queue is empty it takes the shortest queued
+class's queue (the trials of sub-spaces its class is a specialist of first, as a GPU's CNN
+trials, then longest predicted first); if that queue is empty it takes the shortest queued
 trial of another class that it may run (the sub-space's allowed classes), so a worker never
-idles while a trial it may run waits and the expensive trials stay with the fast classes. Only
+idles while a trial it may run waits and the expensive trials stay with the fast classes; but
+it leaves a trial whose owner runs it ``SPECIALIST`` times as fast as it would (measured
+speeds), unless a fresh plan gives it nothing else. Only
 when nothing it may run is queued is a small round planned with :func:`.plan_round` (ranking,
 class assignment, load-balanced split, placement), every running trial passed as ``pending``
 (TPE's constant liars, and the classes' backlog).
@@ -24,8 +27,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ._ranking import SPECIALIST
 from ._rounds import plan_round
 from ._spec import SearchSpec
+
+REPLANS = 4
+"""How many plans a class's free worker asks for before it takes a trial whose class runs it
+``SPECIALIST`` times as fast (each plan's trials are queued and all run)."""
 
 
 @dataclass
@@ -49,6 +57,7 @@ class AsyncSearch:
     _queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict, init=False)
     _running: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
     _ranking: Optional[Mapping[str, Any]] = field(default=None, init=False)
+    _speeds: dict[tuple[str, str], float] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self._queues = {name: [] for name in self.spec.classes}
@@ -69,9 +78,15 @@ class AsyncSearch:
                 f"unknown hardware class {hw_class!r} (declared: {sorted(self._queues)})"
             )
         trial = self._pop(hw_class)
-        if trial is None:
+        # Plan until this class has a trial of its own: with small plans (trials_per_round 1)
+        # one plan is often a specialist's trial only. Then, rather than idle, it takes one.
+        for _ in range(REPLANS):
+            if trial is not None:
+                break
             self._plan()
             trial = self._pop(hw_class)
+        if trial is None:
+            trial = self._pop(hw_class, spare_specialists=False)
         if trial is None:
             raise RuntimeError(
                 f"hardware class {hw_class!r} may run none of the planned sub-spaces "
@@ -112,17 +127,49 @@ class AsyncSearch:
         self.plans += 1
         self._ranking = plan["ranking"]
         self.last_plan = plan
-        for trial in sorted(plan["trials"], key=lambda t: -t["predicted_cost"]):
+        self._speeds = {(r["hw_class"], r["subspace"]): r["measured"] for r in plan["speeds"]}
+        # Each class's queue: its specialist trials first (a GPU's CNN trials, which another
+        # class would run many times slower), then the first trial of a sub-space it has not
+        # run (its speed there is measured from it), then longest predicted first.
+        ran = {(t["hw_class"], t["subspace"]) for t in [*self.history, *self._pending()]}
+        for trial in sorted(
+            plan["trials"],
+            key=lambda t: (
+                not self._specialist(t["hw_class"], t),
+                (t["hw_class"], t["subspace"]) in ran,
+                -t["predicted_cost"],
+            ),
+        ):
             self._queues[trial["hw_class"]].append(trial)
+            ran.add((trial["hw_class"], trial["subspace"]))
 
-    def _pop(self, hw_class: str) -> Optional[dict[str, Any]]:
+    def _speed(self, hw_class: str, subspace: str) -> float:
+        """``hw_class``'s speed on ``subspace`` as the last plan measured it."""
+        return self._speeds.get((hw_class, subspace), 1.0)
+
+    def _specialist(self, owner: str, trial: Mapping[str, Any]) -> bool:
+        """Whether ``owner`` runs ``trial``'s sub-space ``SPECIALIST`` times as fast as some
+        other class that may run it."""
+        sub = trial["subspace"]
+        others = [self._speed(c, sub) for c in self.spec.classes_of(sub) if c != owner]
+        return bool(others) and self._speed(owner, sub) >= SPECIALIST * min(others)
+
+    def _pop(self, hw_class: str, spare_specialists: bool = True) -> Optional[dict[str, Any]]:
         if self._queues[hw_class]:
             return self._queues[hw_class].pop(0)
-        # Steal the shortest trial this class may run from another class's queue.
+        # Steal the shortest trial this class may run from another class's queue; not one the
+        # owner is a specialist of and this class is not (unless ``spare_specialists`` is
+        # False): a CPU worker that takes a GPU's CNN trial runs it many times slower than
+        # the GPU would, a moment later.
         best: Optional[tuple[float, str, int]] = None
         for owner, queue in self._queues.items():
             for i, t in enumerate(queue):
                 if hw_class not in self.spec.classes_of(t["subspace"]):
+                    continue
+                sub = t["subspace"]
+                if spare_specialists and self._speed(owner, sub) >= SPECIALIST * self._speed(
+                    hw_class, sub
+                ):
                     continue
                 key = (float(t["predicted_cost"]), owner, i)
                 if best is None or key < best:

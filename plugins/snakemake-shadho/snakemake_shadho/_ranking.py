@@ -52,7 +52,7 @@ serves sub-space :math:`\lfloor j n / m \rfloor` and a sub-space with a single c
 gets a neighbour.
 Restrictions (``_classes``) are then applied, and a specialist class (the fastest on a
 sub-space and at least 1.5 times its own speed there, as a GPU on the CNN) is added to the
-sub-space's classes.
+sub-space's classes, its specialties first in its list.
 
 Round split: first, every unexplored sub-space gets the trials it still needs to be explored
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
@@ -65,9 +65,10 @@ the class's speed on it (``speed``, or its ``speed_by_subspace`` entry). This de
 trials each sub-space gets.
 
 Placement: once TPE has proposed the concrete trials, each gets a predicted cost of its own
-(:mod:`._costmodel`) and the trials are placed longest first (ties: the most constrained
-first), each on the worker slot (of a class serving its sub-space) where it would finish
-earliest, ties to the faster class: the LPT rule for machines of different speeds. Balancing
+(:mod:`._costmodel`) and the trials are placed specialists' first, then longest first (ties:
+the most constrained first), each on the worker slot (of a class serving its sub-space) where
+it would finish earliest, ties to the faster class: the LPT rule for machines of different
+speeds. Balancing
 predicted finish times is what shortens a round that ends with a barrier.
 """
 
@@ -248,23 +249,23 @@ def assign_classes(
     home; a *specialist* class, the fastest allowed class on a sub-space and at least
     ``SPECIALIST`` times as fast there as its own overall speed (``speed_by_subspace``,
     declared or measured), also serves it wherever the sub-space ranks, so a GPU class always
-    gets the CNN; a class left with no sub-space takes those of the nearest class that it may
-    run.
+    gets the CNN, and heads its list (its Planck draws favour it); a class left with no
+    sub-space takes those of the nearest class that it may run.
     """
     names = [c.name for c in classes]
     blocks = assign_blocks(len(ranking), len(classes))
     serving: dict[str, list[str]] = {c: [] for c in names}
+    specialties: dict[str, set[str]] = {c: set() for c in names}
     for sub, block in zip(ranking, blocks, strict=True):
         ok = [names[j] for j in block if names[j] in allowed[sub]]
         if not ok and allowed[sub]:
             home = block[0]
             ok = [min(allowed[sub], key=lambda c: (abs(names.index(c) - home), names.index(c)))]
-        hosts = [c for c in classes if c.name in allowed[sub]]
-        if hosts:
-            fastest = max(hosts, key=lambda c: c.speed_of(sub))
-            special = fastest.speed_of(sub) >= SPECIALIST * fastest.speed
-            if special and fastest.name not in ok:
-                ok.append(fastest.name)
+        specialist = specialist_of(sub, [c for c in classes if c.name in allowed[sub]])
+        if specialist is not None:
+            specialties[specialist.name].add(sub)
+            if specialist.name not in ok:
+                ok.append(specialist.name)
         for c in ok:
             serving[c].append(sub)
     for j, c in enumerate(names):
@@ -275,8 +276,23 @@ def assign_classes(
             if borrowed:
                 serving[c] = borrowed
                 break
+    # A specialist's own sub-spaces head its list (its Planck draws favour what it is fast
+    # at); otherwise ranking order.
     order = {s: i for i, s in enumerate(ranking)}
-    return {c: sorted(subs, key=order.__getitem__) for c, subs in serving.items()}
+
+    def listed(c: str) -> list[str]:
+        return sorted(serving[c], key=lambda s: (s not in specialties[c], order[s]))
+
+    return {c: listed(c) for c in serving}
+
+
+def specialist_of(subspace: str, hosts: Sequence[HardwareClass]) -> Optional[HardwareClass]:
+    """The class among ``hosts`` that is a specialist of ``subspace``: the fastest there, and at
+    least ``SPECIALIST`` times as fast there as its own overall speed (None if none is)."""
+    if not hosts:
+        return None
+    fastest = max(hosts, key=lambda c: c.speed_of(subspace))
+    return fastest if fastest.speed_of(subspace) >= SPECIALIST * fastest.speed else None
 
 
 def planck_weights(n: int, lam: float = 0.5) -> list[float]:
@@ -378,9 +394,21 @@ def place_trials(
                 best = (end, start, c.name, slot)
         return best
 
-    # Longest first; among equal predictions the most constrained (fewest candidate classes)
-    # first, so a trial that can only run on one class is not left for a class already full.
-    for i in sorted(range(len(predicted)), key=lambda i: (-predicted[i], len(candidates[i]))):
+    # A specialist's trials first (a GPU's CNN trials: placed after the others, they would
+    # find it full of trials any class runs as fast, and go to a class many times slower);
+    # then longest first; among equal predictions the most constrained (fewest candidate
+    # classes) first, so a trial that can only run on one class is not left for a class
+    # already full.
+    def specialised(i: int) -> bool:
+        if not subspaces:
+            return False
+        may = {*candidates[i], *(allowed[i] if allowed is not None else ())}
+        return specialist_of(subspaces[i], [c for c in classes if c.name in may]) is not None
+
+    order = sorted(
+        range(len(predicted)), key=lambda i: (not specialised(i), -predicted[i], len(candidates[i]))
+    )
+    for i in order:
         best = best_slot(i, candidates[i])
         if allowed is not None:
             others = [c for c in allowed[i] if c not in candidates[i]]

@@ -6,7 +6,7 @@ gives the same trials, so a search interrupted at any point resumes without repe
 losing a trial.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any, Optional
 
@@ -21,6 +21,7 @@ from ._ranking import (
     assign_classes,
     place_trials,
     rank_subspaces,
+    specialist_of,
     split_round,
     subspace_stats,
 )
@@ -226,6 +227,11 @@ def plan_round(
                 }
             )
     candidates = [[c for c, subs in serving.items() if t["subspace"] in subs] for t in trials]
+    specialised = {
+        name
+        for name in spec.subspaces
+        if specialist_of(name, [c for c in placing if c.name in allowed[name]]) is not None
+    }
     for trial, cls in zip(
         trials,
         place_trials(
@@ -239,7 +245,8 @@ def plan_round(
         strict=True,
     ):
         trial["hw_class"] = cls
-    _calibrate(trials, serving, [*history, *pending], [c.name for c in placing])
+    _calibrate(trials, serving, [*history, *pending], placing)
+    _cover(trials, allowed, [*history, *pending], [c.name for c in placing], specialised)
     return {
         "round": round_index,
         "ranking": ranking,
@@ -272,34 +279,85 @@ def _calibrate(
     trials: list[dict[str, Any]],
     serving: Mapping[str, Sequence[str]],
     seen_records: Sequence[Mapping[str, Any]],
-    classes: Sequence[str],
+    classes: Sequence[HardwareClass],
 ) -> None:
-    """Make every pair of classes that share a sub-space run it both, once: only such a bridge
-    makes their relative speed measurable (:mod:`._speeds`). If a pair has no sub-space run (or
-    pending) on both, the shortest trial of a shared sub-space this round moves to the class
-    missing it, provided the other class keeps one (or has run it before). Changes placement
-    only, never which trials are proposed."""
+    """Make every two classes that share a sub-space comparable: their relative speed is
+    measurable (:mod:`._speeds`) only through sub-spaces both ran, directly or through other
+    classes (a GPU and a vector unit, each a specialist of its own sub-space, are compared
+    through the CPUs that ran SVMs beside each). If a pair is not connected so by what ran (or
+    is pending and planned), a trial of a shared sub-space this round moves to the class
+    missing it, provided the other class keeps one (or has run it before): the move that slows
+    its trial least (the ratio of the two classes' speeds on it: a GPU's CNN trial moved to a
+    CPU runs 40 times slower, an SVM trial moved to the GPU no slower), then the shortest.
+    Changes placement only, never which trials are proposed."""
     seen = {(r.get("hw_class"), r.get("subspace")) for r in seen_records}
-    for i, c in enumerate(classes):
-        for d in classes[i + 1 :]:
+    speed = {c.name: c for c in classes}
+    names = [c.name for c in classes]
+
+    def connected(a: str, b: str, cells: set[tuple[Any, Any]]) -> bool:
+        """Whether classes a and b are linked through sub-spaces both ends of each link ran."""
+        reached, frontier = {a}, [a]
+        while frontier:
+            x = frontier.pop()
+            for sub in {s for cls, s in cells if cls == x}:
+                for y in {cls for cls, s in cells if s == sub} - reached:
+                    reached.add(y)
+                    frontier.append(y)
+        return b in reached
+
+    for i, c in enumerate(names):
+        for d in names[i + 1 :]:
             shared = [s for s in serving.get(c, []) if s in serving.get(d, [])]
             here = seen | {(t["hw_class"], t["subspace"]) for t in trials}
-            if not shared or any((c, s) in here and (d, s) in here for s in shared):
+            if not shared or connected(c, d, here):
                 continue
+            moves = []
             for s in shared:
-                mine = sorted(
-                    (t for t in trials if t["subspace"] == s),
-                    key=lambda t: (t["predicted_cost"], t["tid"]),
-                )
                 for lacking, other in ((c, d), (d, c)):
                     if (lacking, s) in here:
                         continue
-                    on_other = [t for t in mine if t["hw_class"] == other]
+                    on_other = [t for t in trials if t["subspace"] == s and t["hw_class"] == other]
                     if on_other and (len(on_other) > 1 or (other, s) in seen):
-                        on_other[0]["hw_class"] = lacking
-                        here.add((lacking, s))
-                        break
-                if (c, s) in here and (d, s) in here:
+                        slowdown = speed[other].speed_of(s) / speed[lacking].speed_of(s)
+                        for t in on_other:
+                            moves.append((slowdown, t["predicted_cost"], t["tid"], s, lacking, t))
+            if moves:
+                *_, lacking, t = min(moves, key=lambda m: m[:3])
+                t["hw_class"] = lacking
+
+
+def _cover(
+    trials: list[dict[str, Any]],
+    allowed: Mapping[str, Sequence[str]],
+    seen_records: Sequence[Mapping[str, Any]],
+    classes: Sequence[str],
+    specialised: Collection[str] = (),
+) -> None:
+    """Make every class run, once, every sub-space it may run and that has no specialist yet:
+    a class's speed on a sub-space is measured only from a trial there, and a class many times
+    faster on one sub-space than on the others (a GPU on the CNN, undeclared) is found no other
+    way. Once a sub-space has a specialist (declared or measured), the other classes are not
+    sent its trials to be measured: each would run one many times slower (a red-team case with
+    six classes ran several CNN trials on classes 10-130 times slower than its A100). For each
+    class (fastest first) and each such sub-space it has not run nor been given, the shortest
+    trial of that sub-space this round moves to it, provided its class keeps another one (or
+    has run it before).
+    Changes placement only, never which trials are proposed."""
+    seen = {(r.get("hw_class"), r.get("subspace")) for r in seen_records}
+    unsettled = sorted({t["subspace"] for t in trials} - set(specialised))
+    for c in classes:
+        for sub in unsettled:
+            here = seen | {(t["hw_class"], t["subspace"]) for t in trials}
+            if c not in allowed[sub] or (c, sub) in here:
+                continue
+            mine = sorted(
+                (t for t in trials if t["subspace"] == sub),
+                key=lambda t: (t["predicted_cost"], t["tid"]),
+            )
+            for t in mine:
+                others = [u for u in mine if u["hw_class"] == t["hw_class"]]
+                if len(others) > 1 or (t["hw_class"], sub) in seen:
+                    t["hw_class"] = c
                     break
 
 

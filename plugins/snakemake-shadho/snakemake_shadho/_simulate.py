@@ -11,6 +11,11 @@ ends, and results are told to the optimisers only then. Asynchronous strategies
 (:func:`run_async`) pay ``per_round_s`` once, to start, and then every worker that frees pulls
 the next trial at once (Work Queue's model): no worker idles while trials remain.
 
+The cluster is the spec's hardware classes, or, where the true hardware differs from what the
+spec declares (``hardware=``: say a GPU class whose CNN speed-up is not the declared prior),
+those true classes: durations come from them, while SHADHO plans with the spec's declared
+speeds as priors and the speeds it measures from the trials' durations.
+
 Strategies, all with the same sub-spaces, trial budget, cluster and overheads:
 
 - ``shadho``: :func:`.plan_round` (ranking, class assignment, load-balanced split) in rounds,
@@ -220,13 +225,14 @@ def simulate_shadho(
     seed: int,
     oracle: bool = False,
     overheads: Overheads = Overheads(),
+    hardware: Optional[Mapping[str, HardwareClass]] = None,
 ) -> SimResult:
     """SHADHO: plan_round decides sub-spaces and classes; LPT inside each class.
 
     ``oracle=True`` gives the planner every trial's true cost instead of its prediction: not
     achievable, an upper bound showing how much cost prediction leaves on the table.
     """
-    cluster = Cluster(by_speed(spec.classes))
+    cluster = Cluster(by_speed(hardware or spec.classes))
     spec = _with_seed(spec, seed)
     history: list[dict[str, Any]] = []
     previous = None
@@ -618,11 +624,12 @@ def simulate_agnostic_async(
     budget: int,
     seed: int,
     overheads: Overheads = Overheads(),
+    hardware: Optional[Mapping[str, HardwareClass]] = None,
 ) -> SimResult:
     """The asynchronous hardware-agnostic baseline: no rounds, every free worker pulls a trial
     of a uniformly drawn sub-space from that sub-space's TPE (the search SHADHO runs, without
     its ranking and placement)."""
-    cluster = Cluster(by_speed(spec.classes))
+    cluster = Cluster(by_speed(hardware or spec.classes))
     return run_async(cluster, budget, _AgnosticAsync(spec, pool, seed), "agnostic_async", overheads)
 
 
@@ -654,10 +661,11 @@ def simulate_shadho_async(
     seed: int,
     overheads: Overheads = Overheads(),
     batch: Optional[int] = None,
+    hardware: Optional[Mapping[str, HardwareClass]] = None,
 ) -> SimResult:
     """SHADHO asynchronously (:class:`_ShadhoAsync`): the same start-up and per-trial overheads
     as the asynchronous baselines, no rounds, no barrier."""
-    cluster = Cluster(by_speed(spec.classes))
+    cluster = Cluster(by_speed(hardware or spec.classes))
     proposer = _ShadhoAsync(spec, pool, seed, batch)
     return run_async(cluster, budget, proposer, "shadho_async", overheads)
 
@@ -696,10 +704,11 @@ def simulate_joint_tpe_async(
     budget: int,
     seed: int,
     overheads: Overheads = Overheads(),
+    hardware: Optional[Mapping[str, HardwareClass]] = None,
 ) -> SimResult:
     """Plain hyperopt TPE over the whole space, asked one trial whenever a worker frees (as
     hyperopt's own parallel back-ends do), pending trials as constant liars."""
-    cluster = Cluster(by_speed(spec.classes))
+    cluster = Cluster(by_speed(hardware or spec.classes))
     n_startup = spec.n_startup_jobs * len(spec.subspaces)
     proposer = _JointTPEAsync(joint, to_subspace_vals, pool, n_startup, seed)
     return run_async(cluster, budget, proposer, "tpe_async", overheads)
@@ -794,11 +803,12 @@ def simulate_optuna_async(
     seed: int,
     overheads: Overheads = Overheads(),
     n_startup: Optional[int] = None,
+    hardware: Optional[Mapping[str, HardwareClass]] = None,
 ) -> SimResult:
     """Optuna's TPE sampler over the joint space (``options``: the exclusive choice in config
     form), asked whenever a worker frees, ``constant_liar=True`` (Optuna's advice for parallel
     workers); ``n_startup`` random trials (Optuna's default, 10, when None)."""
-    cluster = Cluster(by_speed(spec.classes))
+    cluster = Cluster(by_speed(hardware or spec.classes))
     proposer = _OptunaAsync(optuna_domains(options), pool, seed, n_startup)
     return run_async(cluster, budget, proposer, "optuna_async", overheads)
 

@@ -118,6 +118,13 @@ def make_spec(space: Any, hardware: Mapping[str, HardwareClass], **settings: Any
                     f"Declared classes: {', '.join(hardware)}.",
                 )
     for hw in hardware.values():
+        if not any(not sub.classes or hw.name in sub.classes for sub in subspaces.values()):
+            raise SpecError(
+                f"hardware.{hw.name}",
+                f"no sub-space may run on class {hw.name!r} (each one's _classes leaves it out), "
+                "so its workers would wait for the whole search",
+                f"Add {hw.name} to a sub-space's _classes, or remove the class.",
+            )
         for sname, _ in hw.speed_by_subspace:
             if sname not in subspaces:
                 raise SpecError(

@@ -299,13 +299,14 @@ def test_calibration_moves_the_shortest_shared_trial_to_the_class_lacking_it():
         ] + [{"subspace": "a", "tid": 9, "hw_class": "fast", "predicted_cost": 5.0}]
 
     serving = {"fast": ["a", "b"], "slow": ["b", "c"]}
+    classes = [shadho.HardwareClass("fast", speed=2.0), shadho.HardwareClass("slow")]
     moved = trials()
-    _calibrate(moved, serving, [], ["fast", "slow"])
+    _calibrate(moved, serving, [], classes)
     assert [t["hw_class"] for t in moved] == ["fast", "slow", "fast", "fast"]
     bridged = trials()
     history = [{"hw_class": "fast", "subspace": "b"}, {"hw_class": "slow", "subspace": "b"}]
-    _calibrate(bridged, serving, history, ["fast", "slow"])
+    _calibrate(bridged, serving, history, classes)
     assert [t["hw_class"] for t in bridged] == ["fast"] * 4
     single = trials()[1:2]
-    _calibrate(single, serving, [], ["fast", "slow"])
+    _calibrate(single, serving, [], classes)
     assert single[0]["hw_class"] == "fast"
