@@ -188,8 +188,8 @@ def show(label: str, s: dict[str, Any]) -> None:
         )
 
 
-def headline(settings: dict[str, Any], real: "dict[str, Any] | None") -> dict[str, Any]:
-    """The issue's two figures, per setting and budget (and the real run's)."""
+def headline(settings: dict[str, Any], real: dict[str, Any]) -> dict[str, Any]:
+    """The issue's two figures, per setting and budget (and per budget of the real runs)."""
     ttt: dict[str, Any] = {"simulated": {}}
     upper: dict[str, Any] = {"simulated": {}}
     for label, s in settings.items():
@@ -206,9 +206,9 @@ def headline(settings: dict[str, Any], real: "dict[str, Any] | None") -> dict[st
             v: s["shadho_vs"][v]["optuna_async"]["best_loss"]["upper_bound_mean_difference"]
             for v in VARIANTS
         }
-    if real is not None:
-        ttt["real"] = real["time_to_target_vs_best_agnostic"]
-        upper["real"] = real["best_loss_vs_optuna_upper"]
+    for budget, run in real.items():
+        ttt.setdefault("real", {})[f"budget{budget}"] = run["time_to_target_vs_best_agnostic"]
+        upper.setdefault("real", {})[f"budget{budget}"] = run["best_loss_vs_optuna_upper"]
     return {"time_to_target_vs_best_agnostic": ttt, "best_loss_vs_optuna_upper": upper}
 
 
@@ -220,14 +220,18 @@ def main() -> None:
     p.add_argument("--pool", type=int, default=None, help="evaluated configurations (60)")
     p.add_argument("--slurm", action="store_true", help="only the real run on local Slurm")
     p.add_argument("--slurm-seeds", type=int, default=20, help="seeds of the real run")
-    p.add_argument("--slurm-budget", type=int, default=24, help="trials per real search")
+    p.add_argument(
+        "--slurm-budget", type=int, default=24, help="trials per real search (kept per budget)"
+    )
     args = p.parse_args()
     args.seeds = args.seeds or (3 if args.quick else 20)
     args.budgets = BUDGETS[:2] if args.quick else BUDGETS
     name = "shadho_hetero_quick" if args.quick else "shadho_hetero"
     previous = RESULTS / f"{name}.json"
     result: dict[str, Any] = json.loads(previous.read_text()) if previous.exists() else {}
-    for stamp in ("benchmark", "date", "machine"):  # write_result stamps them anew
+    # write_result stamps these anew; the commit and date are the simulation's (a real run
+    # records its own)
+    for stamp in ("benchmark", "machine", *(() if args.slurm else ("commit", "date"))):
         result.pop(stamp, None)
     options = base.workflow_options()
     if args.slurm:
@@ -236,7 +240,11 @@ def main() -> None:
         measured = measured_commit()
         real = _shadho_slurm.hetero_main(options, args.slurm_seeds, args.slurm_budget)
         real["commit"] = measured
-        result["slurm_run"] = real
+        real["date"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        if "slurm_run" in result:  # the layout before runs were kept per budget
+            old = result.pop("slurm_run")
+            result.setdefault("slurm_runs", {})[str(old["setup"]["budget"])] = old
+        result.setdefault("slurm_runs", {})[str(args.slurm_budget)] = real
     else:
         pool_size = args.pool or (20 if args.quick else 60)
         entries = base.pool_entries(base.make_spec(options), pool_size)
@@ -253,7 +261,7 @@ def main() -> None:
             "not worse than Optuna's TPE (upper bound <= margin)",
         }
         result["settings"] = simulate(args, options, entries)
-    result.update(headline(result.get("settings", {}), result.get("slurm_run")))
+    result.update(headline(result.get("settings", {}), result.get("slurm_runs", {})))
     path = write_result(name, result)
     print(f"results: {path}", flush=True)
 
