@@ -436,6 +436,8 @@ def main(
     joint, to_vals = sim.joint_space_from_config(options)
     print(f"slurm run: starting pilots {duty} ...", flush=True)
     if shared:
+        if any(isinstance(d, dict) for d in duty.values()):
+            raise SystemExit("--slurm-shared: per-model duty cycles need one pilot job per class")
         job = _Shared(duty)
         pilots: list[Any] = [SharedPilot(job, c) for c in classes]
     else:

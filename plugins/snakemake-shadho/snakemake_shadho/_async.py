@@ -8,7 +8,7 @@ trials, then longest predicted first); if that queue is empty it takes the short
 trial of another class that it may run (the sub-space's allowed classes), so a worker never
 idles while a trial it may run waits and the expensive trials stay with the fast classes; but
 it leaves a trial whose owner runs it ``SPECIALIST`` times as fast as it would (measured
-speeds), unless a fresh plan gives it nothing else. Only
+speeds), unless up to ``REPLANS`` fresh plans give it nothing else. Only
 when nothing it may run is queued is a small round planned with :func:`.plan_round` (ranking,
 class assignment, load-balanced split, placement), every running trial passed as ``pending``
 (TPE's constant liars, and the classes' backlog).

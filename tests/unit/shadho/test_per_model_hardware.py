@@ -1,9 +1,10 @@
 """Issue 30, part 1: hardware that is fast for some models only (a GPU class that runs the CNN
 many times as fast as a CPU class and the SVMs no faster). The plan places the specialist's
 trials on it before anything else fills it, its queue serves them first, another class does not
-take them from it, every class runs every sub-space it may once (so that an undeclared
-specialist is measured), and on a simulated GPU/CPU cluster SHADHO reaches the target sooner
-than the hardware-agnostic baselines. Pure: no processes."""
+take them from it, every class runs once each sub-space it may run that has no specialist yet
+(so that an undeclared specialist is measured), calibration bridges move the trial that slows
+least, and on a simulated GPU/CPU cluster SHADHO runs the CNN on the GPU and gets its results
+sooner than the hardware-agnostic baseline. Pure: no processes."""
 
 import dataclasses
 
