@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 PERIOD_S = 0.05
 
@@ -48,12 +49,21 @@ def serve() -> None:
 def throttle(duty: float) -> int:
     """Run ``serve`` in a child (sharing stdin/stdout) held to ``duty`` of one CPU."""
     child = subprocess.Popen([sys.executable, "-u", __file__, "--duty", "1"])
-    on, off = PERIOD_S * duty, PERIOD_S * (1 - duty)
+    return _duty_cycle(child, lambda: duty)
+
+
+def _duty_cycle(child: subprocess.Popen, duty: Callable[[], float]) -> int:
+    """Stop and continue ``child`` so that it gets ``duty()`` of one CPU (read every period; a
+    whole CPU when it is 1) until it ends; its exit status."""
     try:
         while child.poll() is None:
-            time.sleep(on)
+            fraction = duty()
+            if fraction >= 1:
+                time.sleep(PERIOD_S / 5)
+                continue
+            time.sleep(PERIOD_S * fraction)
             os.kill(child.pid, signal.SIGSTOP)
-            time.sleep(off)
+            time.sleep(PERIOD_S * (1 - fraction))
             os.kill(child.pid, signal.SIGCONT)
     except ProcessLookupError:
         pass
@@ -96,22 +106,7 @@ def throttle_by_model(duties: dict[str, float]) -> int:
     threads = [threading.Thread(target=f, daemon=True) for f in (answers, trials)]
     for t in threads:
         t.start()
-    try:
-        while child.poll() is None:
-            duty = queued[0] if queued else 1.0
-            if duty >= 1:
-                time.sleep(PERIOD_S / 5)
-                continue
-            time.sleep(PERIOD_S * duty)
-            os.kill(child.pid, signal.SIGSTOP)
-            time.sleep(PERIOD_S * (1 - duty))
-            os.kill(child.pid, signal.SIGCONT)
-    except ProcessLookupError:
-        pass
-    finally:
-        if child.poll() is None:
-            os.kill(child.pid, signal.SIGCONT)
-    code = child.wait()
+    code = _duty_cycle(child, lambda: queued[0] if queued else 1.0)
     threads[0].join(timeout=5)
     return code
 
