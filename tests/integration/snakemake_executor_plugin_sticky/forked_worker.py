@@ -10,6 +10,7 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,17 +27,19 @@ spec = importlib.util.spec_from_file_location("fresh_test_module", sys.argv[2])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 try:
-    getattr(module, sys.argv[3])(**json.loads(sys.argv[4]))
+    value = getattr(module, sys.argv[3])(**json.loads(sys.argv[4]))
+    print()
+    print("fresh-process-result " + json.dumps(value))
 except pytest.skip.Exception as skip:
     print(skip.msg, file=sys.stderr)
     sys.exit(75)
 """
 
 
-def in_fresh_process(body: Callable[..., None], **kwargs: object) -> None:
+def in_fresh_process(body: Callable[..., Any], **kwargs: object) -> Any:
     """Run ``body(**kwargs)``, a module-level function of a test module, in a fresh interpreter
-    (keyword arguments as JSON: pass paths as strings); its failure fails the calling test, its
-    skip skips it."""
+    (keyword arguments and the value it returns as JSON: pass paths as strings); its failure
+    fails the calling test, its skip skips it; its value is returned."""
     file = sys.modules[body.__module__].__file__
     argv = [sys.executable, "-c", _RUNNER, str(ROOT), str(file), body.__name__]
     proc = subprocess.run(
@@ -45,6 +48,9 @@ def in_fresh_process(body: Callable[..., None], **kwargs: object) -> None:
     if proc.returncode == 75:
         pytest.skip(proc.stderr.strip())
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    marker = "fresh-process-result "
+    last = [line for line in proc.stdout.splitlines() if line.startswith(marker)][-1]
+    return json.loads(last[len(marker) :])
 
 
 class _Conn:

@@ -26,10 +26,12 @@ def test_a_real_worker_reports_undeclared_writes_in_both_isolation_modes(workdir
         in_fresh_process,
     )
 
-    in_fresh_process(reports_undeclared_writes, folder=str(workdir), mode=mode)
+    assert in_fresh_process(reports_undeclared_writes, folder=str(workdir), mode=mode) == [
+        "side.txt"
+    ]
 
 
-def reports_undeclared_writes(folder: str, mode: str) -> None:
+def reports_undeclared_writes(folder: str, mode: str) -> list[str]:
     import os
     from pathlib import Path
 
@@ -68,3 +70,4 @@ def reports_undeclared_writes(folder: str, mode: str) -> None:
     assert done.undeclared_writes == ["side.txt"]
     assert (workdir / "out.txt").read_text() == "out\n"
     assert _audit.stop() == []  # nothing left watching in the worker
+    return list(done.undeclared_writes)

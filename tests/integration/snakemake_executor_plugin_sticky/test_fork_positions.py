@@ -20,10 +20,11 @@ pytestmark = pytest.mark.integration
 def test_every_forked_job_reads_the_templates_file_from_where_the_build_left_it(
     tmp_path, raw
 ) -> None:  # type: ignore[no-untyped-def]
-    in_fresh_process(reads_from_where_the_build_left_it, folder=str(tmp_path), raw=raw)
+    outputs = in_fresh_process(reads_from_where_the_build_left_it, folder=str(tmp_path), raw=raw)
+    assert outputs == ["row 1\n"] * 3
 
 
-def reads_from_where_the_build_left_it(folder: str, raw: bool) -> None:
+def reads_from_where_the_build_left_it(folder: str, raw: bool) -> list[str]:
     tmp_path = Path(folder)
     data = tmp_path / "rows.txt"
     data.write_text("header\nrow 1\nrow 2\nrow 3\n")
@@ -51,4 +52,4 @@ def reads_from_where_the_build_left_it(folder: str, raw: bool) -> None:
             outputs.append(out.read_text())
     finally:
         worker.isolation.close()
-    assert outputs == ["row 1\n"] * 3
+    return outputs

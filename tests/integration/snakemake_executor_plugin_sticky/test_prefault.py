@@ -168,10 +168,11 @@ def test_a_fork_mode_worker_populates_what_its_invocations_write(tmp_path) -> No
         in_fresh_process,
     )
 
-    in_fresh_process(populates_what_its_invocations_write, folder=str(tmp_path))
+    faults = in_fresh_process(populates_what_its_invocations_write, folder=str(tmp_path))
+    assert len(faults) == 6 and faults[0] >= PAGES - 1, faults  # the first child copies all
 
 
-def populates_what_its_invocations_write(folder: str) -> None:
+def populates_what_its_invocations_write(folder: str) -> list[int]:
     import importlib.util
     import time
     from pathlib import Path
@@ -229,6 +230,7 @@ def populates_what_its_invocations_write(folder: str) -> None:
     # Most later children (a spare that finds the last child still listing its pages after
     # 200 ms goes without: a loaded machine's first runs) fault under a quarter as often.
     assert sum(f < results[0][1] // 4 for _, f in results[1:]) >= 3, results
+    return [f for _, f in results]
 
 
 def test_a_failed_populate_leaves_the_scripts_ctypes_errno_alone() -> None:
