@@ -113,6 +113,8 @@ def fresh_exit(
     ``atexit`` handlers the script registered (direct mode), or None to run this process's
     whole ``atexit`` list (a fork child, whose list holds only the invocation's). Returns the
     threads still running (daemon threads, or pool threads that did not end)."""
+    if handlers is None:
+        _run_threading_atexits()
     leftover = _join_threads(scope)
     if handlers is None:
         atexit._run_exitfuncs()
@@ -185,6 +187,21 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         traceback.print_exc()
 
 
+def _run_threading_atexits() -> None:
+    """A fork child: ``threading._shutdown``'s first step, every callback registered with
+    ``threading._register_atexit``, newest first (``concurrent.futures``' and loky's, which
+    tell their executors' manager threads that the interpreter exits, so that the threads
+    end and can be joined; a library's own). The child exits after: nothing needs them again.
+    (Direct mode cannot run them: they mark their library as shut down for good, in the
+    worker; it wakes the invocation's own pools instead, :func:`_shut_process_pools`.)"""
+    calls = getattr(threading, "_threading_atexits", None)
+    if not calls:
+        return
+    for fn in reversed(list(calls)):
+        _call(fn)
+    calls.clear()
+
+
 def _join_threads(scope: ExitScope) -> list[threading.Thread]:
     """``threading._shutdown`` for the invocation's threads: wake its ``concurrent.futures``
     pools, then join every non-daemon thread it started."""
@@ -216,28 +233,39 @@ def _wake_thread_pools(threads: list[threading.Thread]) -> set[threading.Thread]
     return found
 
 
+PROCESS_POOL_MODULES = (
+    "concurrent.futures.process",
+    "joblib.externals.loky.process_executor",
+    "loky.process_executor",
+)
+"""Modules whose process pools a fresh interpreter's exit shuts down (loky, joblib's default
+backend, is a fork of ``concurrent.futures.process`` with the same exit machinery)."""
+
+
 def _shut_process_pools(threads: list[threading.Thread]) -> None:
-    """A ``ProcessPoolExecutor`` the script never shut down: its manager thread ends (after
-    the queued work) once told the interpreter is exiting, as ``_python_exit`` tells it."""
-    pools = _futures("process")
-    wakeups = getattr(pools, "_threads_wakeups", None)
-    if not wakeups:
-        return
-    mine = [(t, w) for t, w in list(wakeups.items()) if t in threads]
-    if not mine:
-        return
-    before = pools._global_shutdown
-    pools._global_shutdown = True
-    try:
-        for _, wakeup in mine:
-            try:
-                wakeup.wakeup()
-            except Exception:  # noqa: BLE001
-                pass
-        for t, _ in mine:
-            t.join()
-    finally:
-        pools._global_shutdown = before
+    """A process pool the script never shut down (``ProcessPoolExecutor``, joblib's loky
+    executor): its manager thread ends (after the queued work) once told the interpreter is
+    exiting, as the module's ``_python_exit`` tells it."""
+    for name in PROCESS_POOL_MODULES:
+        pools: Any = sys.modules.get(name)
+        wakeups = getattr(pools, "_threads_wakeups", None)
+        if not wakeups:
+            continue
+        mine = [(t, w) for t, w in list(wakeups.items()) if t in threads]
+        if not mine:
+            continue
+        before = pools._global_shutdown
+        pools._global_shutdown = True
+        try:
+            for _, wakeup in mine:
+                try:  # loky keeps (shutdown lock, wakeup)
+                    (wakeup[-1] if isinstance(wakeup, tuple) else wakeup).wakeup()
+                except Exception:  # noqa: BLE001
+                    pass
+            for t, _ in mine:
+                t.join()
+        finally:
+            pools._global_shutdown = before
 
 
 def _run_finalize_objects(scope: ExitScope) -> None:

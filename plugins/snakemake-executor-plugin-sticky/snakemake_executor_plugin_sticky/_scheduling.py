@@ -375,6 +375,12 @@ class StickyScheduler:
             if worker is None:
                 continue
             self.queue.remove(inv_id)
+            if not worker.templates:
+                # A fresh worker builds the first template it is sent, which need not be the
+                # one it was started for (workers connect in any order): it counts against
+                # the limit of the template it holds, or a requeued invocation of the other
+                # template would wait for it for ever.
+                worker.started_for = inv.template
             worker.phase, worker.current, worker.since = Phase.BUSY, inv_id, now
             out.append(Dispatch(worker.id, inv_id))
         out += self._start_workers(now)

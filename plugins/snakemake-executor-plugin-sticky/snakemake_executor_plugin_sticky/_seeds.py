@@ -20,6 +20,7 @@ by its ``initial_seed()``. Not seen: a seed computed per process (``os.getpid()`
 """
 
 import builtins
+import gc
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -81,6 +82,9 @@ class SeedWatch:
         self.seeded: set[str] = set()
         self.from_os: list[Any] = []
         """Generator objects the build made from the OS."""
+        self._entropy: set[int] = set()
+        """Entropy numpy drew from the OS for a ``SeedSequence`` while the watch was on (a
+        ``PCG64()``, ``Generator(MT19937())`` or ``RandomState()`` made without a seed)."""
         self._fixed: dict[str, bool] = {}  # generator -> fixed after its last setting
         self._read: list[tuple[str, Any, bool]] = []  # states read: generator, state, fixed
         self._torch_seed: Optional[int] = None  # torch.initial_seed() after the last call
@@ -111,6 +115,7 @@ class SeedWatch:
         self._patch_loaded()  # modules imported through importlib since the last import
         self._torch_seen_directly()
         self._active = False
+        self._numpy_objects_from_os()
         for module, attr, original, wrapper in self._patched:
             if getattr(module, attr, None) is wrapper:
                 setattr(module, attr, original)
@@ -185,6 +190,42 @@ class SeedWatch:
             numpy_random.default_rng = default_rng  # type: ignore[attr-defined]
             self._patched.append((numpy_random, "default_rng", make, default_rng))
             done.add((id(numpy_random), "default_rng"))
+        # SeedSequence() without entropy draws it with this module's randbits: what it draws
+        # during the build marks the bit generators it seeds (_numpy_objects_from_os).
+        entropy_module = sys.modules.get("numpy.random.bit_generator")
+        draw = getattr(entropy_module, "randbits", None)
+        if draw is not None and (id(entropy_module), "randbits") not in done:
+
+            def randbits(*args: Any, **kwargs: Any) -> Any:
+                value = draw(*args, **kwargs)
+                if self._active and isinstance(value, int):
+                    self._entropy.add(value)
+                return value
+
+            entropy_module.randbits = randbits  # type: ignore[union-attr]
+            self._patched.append((entropy_module, "randbits", draw, randbits))  # type: ignore[arg-type]
+            done.add((id(entropy_module), "randbits"))
+
+    def _numpy_objects_from_os(self) -> None:
+        """numpy generator objects seeded with entropy the build drew from the OS: the bit
+        generators of ``Generator(PCG64())``, ``PCG64()``, ``MT19937()``, ``RandomState()``
+        (any bit generator, however made; found among the garbage collector's objects, where
+        numpy's generators are tracked, by their seed sequence's entropy)."""
+        numpy_random = sys.modules.get("numpy.random")
+        bit_generator = getattr(numpy_random, "BitGenerator", None)
+        if not self._entropy or bit_generator is None:
+            return
+        for obj in gc.get_objects():
+            # type(), not isinstance(): a proxy's __class__ may run code (a deprecation warning)
+            if not issubclass(type(obj), bit_generator):
+                continue
+            seed_seq = getattr(obj, "seed_seq", None) or getattr(obj, "_seed_seq", None)
+            entropy = getattr(seed_seq, "entropy", None)
+            if isinstance(entropy, int) and entropy in self._entropy:
+                if not any(
+                    o is obj or getattr(o, "bit_generator", None) is obj for o in self.from_os
+                ):
+                    self.from_os.append(obj)
 
     def _note_object(self, obj: Any, from_os: bool) -> None:
         # Held, not weakly referenced: numpy's Generator takes no weak references, and the
@@ -277,6 +318,8 @@ def _reseed_object(obj: Any) -> None:
         bit_generator = getattr(obj, "bit_generator", None)
         if bit_generator is not None:  # numpy.random.Generator
             bit_generator.state = type(bit_generator)().state
+        elif hasattr(obj, "state") and hasattr(obj, "seed_seq"):  # a numpy bit generator
+            obj.state = type(obj)().state
         else:  # random.Random
             obj.seed()
     except Exception:  # noqa: BLE001 - a generator that cannot be reseeded: as it is

@@ -5,6 +5,9 @@ mode, with every job of a template on one worker (``tests/integration/workflows/
 - a file left open is flushed and closed before the job ends (a downstream job reads it whole);
 - a ``multiprocessing`` child that was never joined is joined before the job ends;
 - a ``ProcessPoolExecutor`` never shut down finishes its work, and the job ends (no hang);
+- joblib's loky executor (``Parallel(n_jobs=2)``), left running as every such script leaves
+  it, is told the interpreter exits and the job ends (it hung for ever in fork mode: found by
+  SHADHO's red team, tests/integration/shadho/redteam30d/joblib_loky_parallel);
 - torch first imported by a job keeps ``torch.ops`` in later jobs; ``decimal``, numpy print
   options and torch's seed set by one job do not reach the next;
 - a template that seeds the global generators (``random``, numpy, torch) gives every job the

@@ -44,7 +44,6 @@ BOTH_LIMITS: not asserted."""
 
 BOTH_LIMITS = {
     "template_seeds_from_pid_or_urandom": "a seed computed per process counts as fixed",
-    "state_unseeded_generator_objects": "numpy RandomState objects made from the OS are shared",
     "per_process_hash_and_authkey": "the string hash seed is the worker's",
     "template_build_thread_env": "the template is built with the worker's one thread",
     "stack_depth_at_top_level": "the worker's frames are above the script's",

@@ -161,6 +161,23 @@ def test_lost_worker_requeues_its_invocation_first_and_a_replacement_starts():
     assert s.invocations[1].requeues == 1
 
 
+def test_a_capped_templates_lost_worker_is_replaced_when_workers_connected_crosswise():
+    """Two templates capped at one worker each (SHADHO's classes): the worker started for
+    "a" connects last and builds "b", the one started for "b" builds "a". When the worker
+    holding "b" is lost, its requeued invocation gets a fresh worker; it does not wait for
+    the live worker, which was started for "b" but holds "a"."""
+    s = StickyScheduler(max_workers=2, max_per_template={"a": 1, "b": 1})
+    assert s.submit(1, "a", 0.0) == [StartWorker("w1")]
+    assert s.submit(2, "b", 0.0) == [StartWorker("w2")]
+    assert connected(s, "w2") == [Dispatch("w2", 1)]  # started for b, builds a
+    assert connected(s, "w1") == [Dispatch("w1", 2)]  # started for a, builds b
+    s.state_built("w2", "a")
+    s.state_built("w1", "b")
+    assert s.invocation_done("w2", 1, 1.0) == []
+    assert s.worker_lost("w1", 2.0, "killed") == [Requeue(2, "w1"), StartWorker("w3")]
+    assert connected(s, "w3", now=3.0) == [Dispatch("w3", 2)]
+
+
 def test_invocation_fails_after_too_many_lost_workers():
     s = StickyScheduler(max_workers=1, max_requeues=1)
     s.submit(1, "a", 0.0)

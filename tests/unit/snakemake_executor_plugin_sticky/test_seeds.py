@@ -183,3 +183,40 @@ def test_generator_objects_the_build_makes_from_the_os_are_reseeded_at_each_star
     # the makers are put back after the build
     assert random.Random.seed.__module__ == "random"
     assert np.random.default_rng.__module__ != SeedWatch.__module__
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.random.Generator(np.random.PCG64()),
+        lambda: np.random.PCG64(),
+        lambda: np.random.MT19937(),
+        lambda: np.random.Philox(),
+        lambda: np.random.SFC64(),
+        lambda: np.random.PCG64DXSM(),
+        lambda: np.random.RandomState(),
+    ],
+    ids=["Generator(PCG64())", "PCG64()", "MT19937()", "Philox()", "SFC64()", "PCG64DXSM()",
+         "RandomState()"],
+)  # fmt: skip
+def test_numpy_generator_objects_made_from_the_os_however_made_are_reseeded(make):
+    """Every documented way to make a numpy generator without a seed (numpy.random's bit
+    generators, a Generator around one, the legacy RandomState) draws its entropy from the OS:
+    a fresh job's are its own (found by the red team of SHADHO's asynchronous search: trials
+    forked from one worker replayed one PCG64 stream). One made with a seed is left alone."""
+    with SeedWatch() as watch:
+        made, fixed = make(), np.random.Generator(np.random.PCG64(7))
+    assert len(watch.from_os) == 1
+    seeds = Seeds()
+    seeds.built("t", watch.seeded, watch.from_os)
+    draw = made.random if hasattr(made, "random") else made.random_raw
+    draws = set()
+    for _ in range(3):
+        seeds.start("t")
+        draws.add(float(draw()))
+    assert len(draws) == 3
+    seeds.start("t")
+    assert fixed.random() == np.random.Generator(np.random.PCG64(7)).random()
+    import numpy.random.bit_generator as entropy
+
+    assert entropy.randbits.__module__ != SeedWatch.__module__  # put back after the build
