@@ -26,7 +26,11 @@ x100 (trials of about a minute on a CPU, as real training is).
 Real run (``--slurm``): two pilot jobs on the local Slurm cluster, ``gpu`` at a whole CPU,
 ``cpu`` running its CNN trials at a tenth of one (a duty-cycle limit inside its job, applied to
 CNN trials only) and its SVM trials at full speed; SHADHO (declared ``cnn: 10``) and the
-agnostic baselines search for real, interleaved within each seed.
+agnostic baselines search for real, interleaved within each seed. SHADHO runs twice: on the
+benchmark's own pilots (``shadho_async``) and as ``execution: async`` ships
+(``shadho_shipped``: the driver on sticky Slurm pilots, trials forked from the warm worker,
+the CNN slowdown applied inside each trial by ``_shadho_hetero_objective.py``); the
+benchmark's pilots are released while the shipped search runs (the node has two CPUs).
 
 Writes ``bench/results/shadho_hetero.json``: ``time_to_target_vs_best_agnostic`` (median ratio
 of SHADHO's time to target over the best agnostic baseline's, per setting and budget, and

@@ -212,6 +212,35 @@ class ScriptSources:
         return list(self._searchpaths[1])
 
 
+def script_object(
+    output: list[str],
+    params: dict[str, Any],
+    wildcards: dict[str, str],
+    threads: int,
+    resources: dict[str, Any],
+    rule: str,
+    scriptdir: str,
+) -> Any:
+    """The ``snakemake`` object of an invocation that is not a Snakemake job (SHADHO's
+    asynchronous trials run on the sticky runtime): what a ``script:`` preamble builds, from
+    plain values; no inputs, logs or config."""
+    from snakemake.iocontainers import InputFiles, Log, OutputFiles, Params, ResourceList, Wildcards
+
+    return _resolve("Snakemake")(
+        InputFiles(),
+        OutputFiles(output),
+        Params(fromdict=params),
+        Wildcards(fromdict=wildcards),
+        threads,
+        ResourceList(fromdict=resources),
+        Log(),
+        {},
+        rule,
+        None,
+        scriptdir,
+    )
+
+
 def default_resources(workflow: Any) -> Any:
     """Snakemake's default resources of this run (every rule's resources start from a copy)."""
     return workflow.resource_settings._parsed_default_resources

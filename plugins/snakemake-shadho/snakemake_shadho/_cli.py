@@ -6,18 +6,16 @@
     python -m snakemake_shadho merge --plan PLAN --out HISTORY [--history H] TRIAL.json ...
     python -m snakemake_shadho report SPEC --history H --out REPORT.md PLAN.json ...
     python -m snakemake_shadho search SPEC --out DIR [--report REPORT.md] [--search-dir D ...]
-                                    [--launcher CLASS=COMMAND ...] [--budget N]
-    python -m snakemake_shadho worker SPEC --class CLASS [--search-dir D ...]
+                                    [--budget N]
 
-``search`` runs the whole search asynchronously (no rounds: a worker that frees takes its
-class's next trial, see snakemake_shadho._driver); ``worker`` is one of its worker processes.
+``search`` runs the whole search asynchronously on sticky workers (no rounds: a worker that
+frees takes its class's next trial, see snakemake_shadho._driver).
 
 SPEC is a YAML or JSON file holding the search's config (either the ``hpo:`` mapping itself
 or a config with an ``hpo:`` entry). User errors print one line naming the problem and exit 2.
 """
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,42 +88,17 @@ def _report(args: argparse.Namespace) -> None:
 
 
 def _search(args: argparse.Namespace) -> None:
-    import shlex
-
     from ._driver import run_search
     from ._requirements import check_requirements
 
     spec = read_spec(args.spec)
     check_requirements(spec)
-    launchers = {}
-    for item in args.launcher:
-        name, sep, command = item.partition("=")
-        if not sep or name not in spec.classes:
-            raise ShadhoError(
-                f"--launcher {item!r}: expected CLASS=COMMAND with CLASS one of "
-                f"{', '.join(spec.classes)}"
-            )
-        launchers[name] = shlex.split(command)
-    history = run_search(spec, args.spec, args.out, args.search_dir, launchers, args.budget)
+    history = run_search(spec, args.spec, args.out, args.search_dir, args.budget)
     if args.report:
         from .report import write_report
 
         write_report(spec, history, read_json(Path(args.out) / "plans.json"), args.report)
     print(failure_summary(history, spec.max_failed_trials), file=sys.stderr)
-
-
-def _worker(args: argparse.Namespace) -> None:
-    from ._driver import serve
-
-    spec = read_spec(args.spec)
-    if args.hw_class not in spec.classes:
-        raise ShadhoError(f"--class {args.hw_class!r}: not a class of the spec")
-    # Records go out on the original standard output alone: what the objective prints (from
-    # Python or C) goes to standard error instead, never into the protocol.
-    sys.stdout.flush()
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    serve(spec, args.hw_class, args.search_dir, sys.stdin, protocol)
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -177,20 +150,8 @@ def parser() -> argparse.ArgumentParser:
     se.add_argument("--out", required=True, help="folder of history.jsonl and plans.json")
     se.add_argument("--report", help="write the report here at the end")
     se.add_argument("--search-dir", action="append", default=[], help="where the objective is")
-    se.add_argument(
-        "--launcher",
-        action="append",
-        default=[],
-        help='CLASS="COMMAND ...": start CLASS\'s workers through COMMAND (default: srun for a '
-        "class with slurm_partition, a local process otherwise)",
-    )
     se.add_argument("--budget", type=int, help="trials in all (default: the spec's budget)")
     se.set_defaults(run=_search)
-    w = sub.add_parser("worker", help="one worker of an asynchronous search (stdin/stdout)")
-    w.add_argument("spec")
-    w.add_argument("--class", dest="hw_class", required=True)
-    w.add_argument("--search-dir", action="append", default=[])
-    w.set_defaults(run=_worker)
     return p
 
 

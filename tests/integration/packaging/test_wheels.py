@@ -29,7 +29,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(180
 
 # In dependency order: the sticky executor and nbrewind require the storage plugin, the sticky
 # executor the scheduler plugin (its profiles select it), nbrewind the sticky executor's
-# stickyinvoc (its kernels take the process fingerprint around each cell).
+# stickyinvoc (its kernels take the process fingerprint around each cell), snakemake-shadho the
+# sticky executor's runtime (execution: async runs its trials on sticky workers).
 DISTRIBUTIONS = {
     "snakemake-storage-plugin-ckpt": ["snakemake_storage_plugin_ckpt", "ckptstore"],
     "snakemake-scheduler-plugin-incremental": ["snakemake_scheduler_plugin_incremental"],

@@ -17,8 +17,9 @@
 # then rule hpo_report    report/ (best.json, tables, plots, report.md).
 #
 # With `execution: async` there are no rounds: one job, rule hpo_search, runs the whole search
-# (`python -m snakemake_shadho search`): count workers per class, local processes or, for a
-# class with slurm_partition, one srun job each, kept for the whole search; a worker that frees
+# (`python -m snakemake_shadho search`) on the sticky runtime: count workers per class, local
+# processes or, when the classes name a slurm_partition, one sticky pilot job each, kept for the
+# whole search; each trial is forked from its class's warm worker, and a worker that frees
 # takes its class's next trial at once. It writes async/history.jsonl after every result (a
 # rerun resumes from it) and the same report/.
 #
