@@ -44,6 +44,16 @@ from ._spec import SearchSpec
 from ._store import read_json, read_jsonl, write_json, write_jsonl
 from ._trial_worker import TRIAL_SCRIPT, template_of, templates_source
 
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+"""The thread-pool sizes Snakemake sets for a job (rule hpo_search's): 1 in every worker."""
+
 MAX_REQUEUES = 3
 """How often a trial whose worker was lost runs again before it counts as failed."""
 
@@ -150,7 +160,12 @@ def run_search(
         backend=backend,
         run_id=f"shadho-{run_id}",
     )
-    manager.worker_env.update(env or {})
+    # Workers build their class's state single-threaded, whatever the driver's environment
+    # says (as a Snakemake job, rule hpo_search, it has OMP_NUM_THREADS set to the job's
+    # threads): a thread pool left in the worker makes forking it unsafe, and every trial
+    # would run in direct mode. Each trial's thread pools are then sized to its class's cpus
+    # (the snakemake object's threads), as a fresh process of that class would size them.
+    manager.worker_env.update({**dict.fromkeys(THREAD_VARIABLES, "1"), **(env or {})})
     running: dict[int, dict[str, Any]] = {}
     ids = iter(range(1, sys.maxsize))
     handed = len(history)

@@ -47,14 +47,16 @@ def spec(hardware=None, rounds=2, per_round=4, **extra):
     }
 
 
-def search(folder: Path, objective: str, cfg: dict, timeout: float = 240) -> tuple[int, str]:
+def search(
+    folder: Path, objective: str, cfg: dict, timeout: float = 240, **env: str
+) -> tuple[int, str]:
     (folder / "obj.py").write_text(objective)
     (folder / "spec.yaml").write_text(yaml.safe_dump(cfg))
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
         + ["--search-dir", "."],
         cwd=folder,
-        env=ENV,
+        env={**ENV, **env},
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -89,9 +91,20 @@ def evaluate(params, threads=1):
 """
 
 
+# Rule hpo_search runs the driver as a Snakemake job, whose environment sizes thread pools to
+# the job's threads (4 here): numpy's OpenBLAS would start its pool when the objective's import
+# loads it, and a worker with threads cannot be forked (every trial would then run in direct
+# mode and, changing the process, rebuild its worker). Workers are built single-threaded.
+JOB_THREADS = {
+    name: "4"
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "GOTO_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+}  # fmt: skip
+
+
 def test_each_trial_sees_its_workers_process_as_a_fresh_one(tmp_path):
     (tmp_path / "counter.py").write_text("calls = 0\n")
-    code, out = search(tmp_path, LEAKY, spec())
+    code, out = search(tmp_path, LEAKY, spec(), **JOB_THREADS)
     assert code == 0, out
     assert "2 sticky workers starting as local processes (1 fast, 1 slow)" in out, out
     history = shadho.read_jsonl(tmp_path / "out/history.jsonl")
@@ -105,6 +118,7 @@ def test_each_trial_sees_its_workers_process_as_a_fresh_one(tmp_path):
     metrics = next((tmp_path / "out/sticky").glob("*/metrics.jsonl"))
     events = [json.loads(line) for line in metrics.read_text().splitlines()]
     assert sum(e["event"] == "state_built" for e in events) == 2
+    assert not [e for e in events if e["event"] == "worker_retired"], "direct mode"
     assert sum(e["event"] == "invocation" for e in events) == 8
     assert len({r["extra"]["pid"] for r in history}) == 8
     assert not list((tmp_path / "out/sticky").glob("*/records/*")), "records are read, then gone"

@@ -3,6 +3,7 @@ report's utilisation and measured speeds, the packaged rules from an installed (
 snakemake-shadho in a copy of workflows/hpo-digits outside the checkout, and a missing module
 stopping the search before any job."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -199,6 +200,11 @@ def test_async_execution_runs_the_search_as_one_job_with_no_idle_worker(tmp_path
         assert len(waits) <= plans and max(gaps) < 3.0, (cls, gaps, plans)
     classes = pd.read_csv(workdir / "results/hpo/report/classes.csv").set_index("hw_class")
     assert classes["trials"].sum() == 12
+    # The trials ran on sticky workers, one per class, each forked from its warm worker (also
+    # with the job's thread settings: test_async_sticky.py).
+    (metrics,) = (workdir / "results/hpo/async/sticky").glob("*/metrics.jsonl")
+    events = [json.loads(line)["event"] for line in metrics.read_text().splitlines()]
+    assert events.count("state_built") == 2 and "worker_retired" not in events, events
 
     bigger = config(execution="async", rounds=5)
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(bigger))
