@@ -40,11 +40,18 @@ def evaluate(params, threads=1):
 """
 
 
-def jobs_named(prefix: str) -> list[str]:
-    out = subprocess.run(
-        ["squeue", "-h", "-o", "%j %i %T"], capture_output=True, text=True, timeout=30
-    ).stdout
-    return [line for line in out.splitlines() if line.startswith(prefix)]
+def jobs_named(prefix: str, settle_s: float = 15.0) -> list[str]:
+    """The jobs squeue lists under ``prefix``, once none is left or ``settle_s`` passed (a
+    cancelled job may be listed COMPLETING for a moment)."""
+    deadline = time.monotonic() + settle_s
+    while True:
+        out = subprocess.run(
+            ["squeue", "-h", "-o", "%j %i %T"], capture_output=True, text=True, timeout=30
+        ).stdout
+        jobs = [line for line in out.splitlines() if line.startswith(prefix)]
+        if not jobs or time.monotonic() > deadline:
+            return jobs
+        time.sleep(0.5)
 
 
 def start(folder, cancel: bool) -> "subprocess.Popen[str]":
