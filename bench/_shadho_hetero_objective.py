@@ -16,12 +16,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from typing import Any
 
 DUTY: dict[str, dict[str, float]] = {"cpu": {"cnn": 0.1}}
 """A fraction of one CPU per (class, model); a whole one otherwise."""
-PERIOD_S = 0.05
 
 
 def evaluate(params: dict[str, Any], threads: int = 1, state: Any = None) -> dict[str, Any]:
@@ -43,7 +41,8 @@ def evaluate(params: dict[str, Any], threads: int = 1, state: Any = None) -> dic
 
 def hold(pid: int, duty: float) -> None:
     """Give ``pid`` ``duty`` of one CPU until this process is terminated (it then leaves
-    ``pid`` running) or ``pid`` ends."""
+    ``pid`` running) or ``pid`` ends (the benchmark pilots' duty cycle)."""
+    from _shadho_pilot import duty_cycle
 
     def release(*_: Any) -> None:
         try:
@@ -52,14 +51,7 @@ def hold(pid: int, duty: float) -> None:
             os._exit(0)
 
     signal.signal(signal.SIGTERM, release)
-    try:
-        while True:
-            time.sleep(PERIOD_S * duty)
-            os.kill(pid, signal.SIGSTOP)
-            time.sleep(PERIOD_S * (1 - duty))
-            os.kill(pid, signal.SIGCONT)
-    except ProcessLookupError:
-        pass
+    duty_cycle(pid, lambda: duty)
 
 
 if __name__ == "__main__":

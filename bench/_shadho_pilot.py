@@ -52,21 +52,29 @@ def throttle(duty: float) -> int:
     return _duty_cycle(child, lambda: duty)
 
 
-def _duty_cycle(child: subprocess.Popen, duty: Callable[[], float]) -> int:
-    """Stop and continue ``child`` so that it gets ``duty()`` of one CPU (read every period; a
-    whole CPU when it is 1) until it ends; its exit status."""
+def duty_cycle(
+    pid: int, duty: Callable[[], float], running: Callable[[], bool] = lambda: True
+) -> None:
+    """Stop and continue process ``pid`` so that it gets ``duty()`` of one CPU (read every
+    period; a whole CPU when it is 1) while ``running()`` and the process exists."""
     try:
-        while child.poll() is None:
+        while running():
             fraction = duty()
             if fraction >= 1:
                 time.sleep(PERIOD_S / 5)
                 continue
             time.sleep(PERIOD_S * fraction)
-            os.kill(child.pid, signal.SIGSTOP)
+            os.kill(pid, signal.SIGSTOP)
             time.sleep(PERIOD_S * (1 - fraction))
-            os.kill(child.pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGCONT)
     except ProcessLookupError:
         pass
+
+
+def _duty_cycle(child: subprocess.Popen, duty: Callable[[], float]) -> int:
+    """:func:`duty_cycle` for ``child`` until it ends; its exit status."""
+    try:
+        duty_cycle(child.pid, duty, lambda: child.poll() is None)
     finally:
         if child.poll() is None:
             os.kill(child.pid, signal.SIGCONT)

@@ -354,10 +354,11 @@ def imported_modules(source: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_THREAD_VARIABLES = (
+THREAD_VARIABLES = (
     "OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
 )  # fmt: skip
+"""The thread-pool sizes Snakemake sets for a job from its ``threads``."""
 _TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
 
 
@@ -392,7 +393,7 @@ def job_environment(snakemake: Any) -> dict[str, str]:
     env: dict[str, str] = {"_": sys.executable} if sys.executable else {}
     threads = getattr(snakemake, "threads", None)
     if threads is not None:
-        env.update(dict.fromkeys(_THREAD_VARIABLES, str(threads)))
+        env.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
     resources: Any = getattr(snakemake, "resources", None)
     tmpdir = resources.get("tmpdir") if hasattr(resources, "get") else None
     if tmpdir:

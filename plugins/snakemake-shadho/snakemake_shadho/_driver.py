@@ -42,17 +42,8 @@ from ._failures import check_failures, first_line, is_undeclared
 from ._hardware import HardwareClass
 from ._spec import SearchSpec
 from ._store import read_json, read_jsonl, write_json, write_jsonl
+from ._trial import planned_fields
 from ._trial_worker import TRIAL_SCRIPT, template_of, templates_source
-
-THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "GOTO_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
-"""The thread-pool sizes Snakemake sets for a job (rule hpo_search's): 1 in every worker."""
 
 MAX_REQUEUES = 3
 """How often a trial whose worker was lost runs again before it counts as failed."""
@@ -116,6 +107,7 @@ def run_search(
     ``out_dir/history.jsonl`` counting toward it (a rerun resumes). ``env`` is added to the
     workers' environment.
     """
+    from snakemake_executor_plugin_sticky._isolation import THREAD_VARIABLES
     from snakemake_executor_plugin_sticky._metrics import MetricsLog
     from snakemake_executor_plugin_sticky.manager import Manager
 
@@ -362,10 +354,9 @@ def _read_record(path: Path) -> Optional[dict[str, Any]]:
 def _lost_record(trial: Mapping[str, Any], why: str) -> dict[str, Any]:
     """The record of a trial that ended without one (its process died, or its worker was
     lost more than ``max_requeues`` times): a failure the objective did not declare."""
-    record = {k: trial.get(k) for k in ("trial", "round", "subspace", "hw_class", "tid", "vals")}
+    record = planned_fields(trial)
     now = time.time()
     record.update(
-        params=trial["params"],
         status="fail",
         loss=None,
         error=f"RuntimeError: the trial ended without a result: {why}",

@@ -134,6 +134,16 @@ def evaluate(
     return run_trial(objective, trial, kwargs)[0]
 
 
+PLANNED_FIELDS = ("trial", "round", "subspace", "hw_class", "tid", "vals", "params")
+
+
+def planned_fields(trial: Mapping[str, Any]) -> dict[str, Any]:
+    """What a trial's record takes from its plan (the rest is its outcome)."""
+    return {
+        k: trial[k] for k in ("trial", "round", "subspace", "hw_class", "tid", "vals", "params")
+    }
+
+
 def run_trial(
     objective: Objective,
     trial: Mapping[str, Any],
@@ -144,8 +154,7 @@ def run_trial(
     """:func:`evaluate`, and the exception of a failed trial. With ``raise_undeclared``, an
     exception the objective does not declare is raised as it is (its traceback shows where in
     the objective), with a note naming the trial: the trial's job fails."""
-    record = {k: trial[k] for k in ("trial", "round", "subspace", "hw_class", "tid", "vals")}
-    record["params"] = trial["params"]
+    record = planned_fields(trial)
     record["host"] = os.uname().nodename
     started, cpu0 = time.time(), time.process_time()
     t0 = time.perf_counter()

@@ -17,14 +17,12 @@ expectation was changed after the red team, and why, are in ``AMENDED``."""
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import snakemake_shadho as shadho
-from tests.integration.shadho.test_async_sticky import ENV
+from tests.integration.shadho.test_async_sticky import run_search
 
 pytestmark = pytest.mark.integration
 
@@ -62,18 +60,9 @@ as expect.redteam.json)."""
 def run_case(name: str, tmp_path: Path) -> tuple[int, str, list[dict]]:
     folder = tmp_path / name
     shutil.copytree(CASES / name, folder)
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
-        + ["--search-dir", "."],
-        cwd=folder,
-        env=ENV,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    code, out = run_search(folder, timeout=300)
     history = shadho.read_jsonl(folder / "out/history.jsonl")
-    return proc.returncode, proc.stdout + proc.stderr, history
+    return code, out, history
 
 
 @pytest.mark.parametrize("name", NAMES)

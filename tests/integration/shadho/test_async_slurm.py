@@ -6,14 +6,13 @@ no job is left when the search ends."""
 
 import os
 import subprocess
-import sys
 import time
 
 import pytest
 import yaml
 
 import snakemake_shadho as shadho
-from tests.integration.shadho.test_async_sticky import ENV, spec
+from tests.integration.shadho.test_async_sticky import ENV, SEARCH, run_search, spec
 
 pytestmark = [pytest.mark.integration, pytest.mark.slurm]
 
@@ -60,8 +59,7 @@ def start(folder, cancel: bool) -> "subprocess.Popen[str]":
     if cancel:
         (folder / "cancel-me").write_text("")
     return subprocess.Popen(
-        [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
-        + ["--search-dir", str(folder)],
+        SEARCH,
         cwd=folder,
         env=ENV,
         stdout=subprocess.PIPE,
@@ -120,16 +118,9 @@ def test_a_class_slurm_would_refuse_stops_the_search_before_any_job(tmp_path):
     hardware = {**HARDWARE, "gpu": {**HARDWARE["gpu"], "slurm_partition": "gpus"}}
     (tmp_path / "obj.py").write_text(OBJECTIVE)
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec(hardware=hardware)))
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"],
-        cwd=tmp_path,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 2, proc.stderr
-    assert "nothing was submitted" in proc.stderr
-    assert "invalid partition" in proc.stderr and "hpo.hardware.gpu.slurm_partition" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, out = run_search(tmp_path, timeout=120)
+    assert code == 2, out
+    assert "nothing was submitted" in out
+    assert "invalid partition" in out and "hpo.hardware.gpu.slurm_partition" in out
+    assert "Traceback" not in out
     assert not (tmp_path / "out/history.jsonl").exists()

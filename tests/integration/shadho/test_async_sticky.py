@@ -47,21 +47,31 @@ def spec(hardware=None, rounds=2, per_round=4, **extra):
     }
 
 
-def search(
-    folder: Path, objective: str, cfg: dict, timeout: float = 240, **env: str
-) -> tuple[int, str]:
-    (folder / "obj.py").write_text(objective)
-    (folder / "spec.yaml").write_text(yaml.safe_dump(cfg))
+SEARCH = [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
+SEARCH += ["--search-dir", "."]
+"""The search, run in a folder holding spec.yaml and the objective."""
+
+
+def run_search(folder: Path, timeout: float = 240, **env: str) -> tuple[int, str]:
+    """Run the search in ``folder``; its exit status and its output (both streams)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
-        + ["--search-dir", "."],
+        SEARCH,
         cwd=folder,
         env={**ENV, **env},
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=timeout,
     )
     return proc.returncode, proc.stdout + proc.stderr
+
+
+def search(
+    folder: Path, objective: str, cfg: dict, timeout: float = 240, **env: str
+) -> tuple[int, str]:
+    (folder / "obj.py").write_text(objective)
+    (folder / "spec.yaml").write_text(yaml.safe_dump(cfg))
+    return run_search(folder, timeout, **env)
 
 
 # Each trial bumps a counter in a module its objective imported, sets numpy's print options
@@ -145,8 +155,7 @@ def test_a_worker_killed_mid_trial_costs_a_rerun_not_the_search(tmp_path):
     (tmp_path / "obj.py").write_text(KILLED)
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec()))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake_shadho", "search", "spec.yaml", "--out", "out"]
-        + ["--search-dir", "."],
+        SEARCH,
         cwd=tmp_path,
         env=ENV,
         stdout=subprocess.PIPE,
