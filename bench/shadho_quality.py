@@ -118,6 +118,14 @@ def _lcb(s: Any) -> float:
     return _best(s) - (s.uncertainty or 0.0)
 
 
+def _windows(ranking: Any, classes: Any, allowed: Any, lead: Any = None) -> Any:
+    """The assignment before the incumbent was served by every class (commit f7bdc2a)."""
+    return _ASSIGN(ranking, classes, allowed)
+
+
+_ASSIGN = _rounds.assign_classes
+ALLOCATIONS = {"shipped": _ASSIGN, "windows": _windows}
+
 RANKINGS = {
     "shipped": _ranking.rank_subspaces,
     "performance": lambda stats: _by_performance(stats, _best),
@@ -130,6 +138,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     _rounds.rank_subspaces = RANKINGS[job["ranking"]]  # plan_round looks it up at call time
+    _rounds.assign_classes = ALLOCATIONS[job["allocation"]]
     options, seed, budget = job["options"], job["seed"], job["budget"]
     spec = replace(real_run_spec(options, **job["overrides"]), rounds=budget // ROUND)
     pool = live_pool(spec)
@@ -181,6 +190,8 @@ def main() -> None:
         "--set", action="append", default=[], metavar="KEY=JSON", help="a spec setting"
     )
     parser.add_argument("--ranking", choices=sorted(RANKINGS), default="shipped")
+    parser.add_argument("--allocation", choices=sorted(ALLOCATIONS), default="shipped")
+    parser.add_argument("--first-seed", type=int, default=0, help="held-out seeds start here")
     parser.add_argument("--label", default="shipped")
     args = parser.parse_args()
     seeds = args.seeds or (2 if args.quick else 20)
@@ -197,10 +208,11 @@ def main() -> None:
             "budget": budget,
             "overrides": overrides,
             "ranking": args.ranking,
+            "allocation": args.allocation,
             "overheads": overheads,
             "strategies": strategies,
         }
-        for seed in range(seeds)
+        for seed in range(args.first_seed, args.first_seed + seeds)
     ]
     t0 = time.perf_counter()
     with get_context("spawn").Pool(args.jobs) as workers:
@@ -241,6 +253,8 @@ def main() -> None:
             "seeds": seeds,
             "overrides": overrides,
             "ranking": args.ranking,
+            "allocation": args.allocation,
+            "first_seed": args.first_seed,
             "overheads": overheads,
             "margin": MARGIN,
         },

@@ -19,6 +19,7 @@ from ._history import merge_round
 from ._ranking import (
     SubspaceStats,
     assign_classes,
+    incumbent,
     place_trials,
     rank_subspaces,
     specialist_of,
@@ -156,6 +157,7 @@ def plan_round(
     ):
         ranking: dict[str, Any] = {
             "order": rank_subspaces(list(stats.values())),
+            "lead": incumbent(list(stats.values())),
             "at_results": done,
             "at_trials": done + len(pending),
         }
@@ -164,7 +166,8 @@ def plan_round(
     allowed = {s: spec.classes_of(s) for s in spec.subspaces}
     declared = by_speed(spec.classes)
     placing = by_speed(measured)
-    serving = assign_classes(ranking["order"], placing, allowed)
+    lead = ranking.get("lead")
+    serving = assign_classes(ranking["order"], placing, allowed, lead)
     costs = _predicted_costs(stats)
     rng = np.random.default_rng(_seed(spec.seed, round_index))
     waiting = {name: sum(1 for t in pending if t["subspace"] == name) for name in spec.subspaces}
@@ -182,7 +185,7 @@ def plan_round(
         split_classes, split_serving, split_costs = placing, serving, costs
     else:
         split_classes = declared
-        split_serving = assign_classes(ranking["order"], declared, allowed)
+        split_serving = assign_classes(ranking["order"], declared, allowed, lead)
         split_costs = dict.fromkeys(spec.subspaces, 1.0)
     pairs = split_round(
         spec.trials_per_round if n_trials is None else n_trials,

@@ -257,24 +257,29 @@ def _busy(plan, speeds):
 def test_the_plan_adapts_within_two_rounds_to_a_class_slower_than_declared(slowdown, seed):
     """'fast' (declared 2) really runs at 2 / slowdown. Round 0 follows the declarations (the
     top-ranked sub-space on 'fast' only) and runs a sub-space shared by both classes on both
-    (a calibration trial); by round 2 the plan flags 'fast' and the top-ranked sub-space
-    runs on 'slow', the truly faster class, only. With honest durations nothing is flagged and
-    the top stays on 'fast'."""
+    (a calibration trial); by round 2 the plan flags 'fast', and the windows follow the
+    measured speeds: the bottom of the ranking runs on 'fast', now the truly slower class, only
+    (the incumbent at the top is served by both classes). With honest durations nothing is
+    flagged and the bottom stays on 'slow'."""
     spec = _spec(seed=seed)
     lying = _run(spec, {"fast": 2.0 / slowdown, "slow": 1.0}, 3, seed)
     first = lying[0]
+    assert first["ranking"]["lead"] is None
     assert first["ranking"]["order"][0] in first["serving"]["fast"]
     assert first["ranking"]["order"][0] not in first["serving"]["slow"]
     ran = {(t["hw_class"], t["subspace"]) for t in first["trials"]}
     assert any(("fast", s) in ran and ("slow", s) in ran for s in SUBSPACES)
     last = lying[2]
     assert last["slower_than_declared"] == ["fast"]
-    assert last["ranking"]["order"][0] in last["serving"]["slow"]
-    assert last["ranking"]["order"][0] not in last["serving"]["fast"]
+    bottom = last["ranking"]["order"][-1]
+    assert bottom in last["serving"]["fast"] and bottom not in last["serving"]["slow"]
+    lead = last["ranking"]["lead"]
+    assert lead == last["ranking"]["order"][0]
+    assert all(serving[0] == lead for serving in last["serving"].values())
     honest = _run(spec, {"fast": 2.0, "slow": 1.0}, 3, seed)[2]
     assert honest["slower_than_declared"] == []
-    assert honest["ranking"]["order"][0] in honest["serving"]["fast"]
-    assert honest["ranking"]["order"][0] not in honest["serving"]["slow"]
+    bottom = honest["ranking"]["order"][-1]
+    assert bottom in honest["serving"]["slow"] and bottom not in honest["serving"]["fast"]
 
 
 def test_plan_records_the_measured_speeds():
