@@ -19,8 +19,10 @@ upper bound and the non-inferiority verdict at bench/shadho.py's margin (0.002).
     python bench/shadho_quality.py --quick    # 2 seeds, budget 24 (under a minute)
     python bench/shadho_quality.py --seeds 60 --label seeds60   # shadho_quality_seeds60.json
 
-``--ranking performance|lcb`` and ``--set KEY=VALUE`` (any search setting, e.g.
+``--ranking performance|lcb``, ``--allocation windows|co_leads`` (the class assignment before
+issue 30 part 3, and a rejected alternative) and ``--set KEY=VALUE`` (any search setting, e.g.
 ``--set explore_fraction=0.625``) screen alternatives against the same cached evaluations;
+``--first-seed 20 --seeds 40`` confirms a kept one on held-out seeds.
 ``bench/results/shadho_quality_screen.json`` holds the screen behind docs/shadho-benchmark.md.
 """
 
@@ -123,8 +125,55 @@ def _windows(ranking: Any, classes: Any, allowed: Any, lead: Any = None) -> Any:
     return _ASSIGN(ranking, classes, allowed)
 
 
+def _co_leads(stats: Any) -> Any:
+    """The incumbent and every explored sub-space whose optimistic best (best loss less twice
+    its bootstrap spread) beats the incumbent's best."""
+    lead = _INCUMBENT(stats)
+    if lead is None:
+        return None
+    best = next(s.best_loss for s in stats if s.name == lead)
+    others = [
+        s.name
+        for s in stats
+        if s.name != lead
+        and s.explored
+        and s.best_loss is not None
+        and s.best_loss - 2 * (s.uncertainty or 0.0) < best
+    ]
+    return (lead, *others)
+
+
+def _served_everywhere(ranking: Any, classes: Any, allowed: Any, lead: Any = None) -> Any:
+    """The shipped rule for a tuple of leads (:func:`_co_leads`)."""
+    leads = (lead,) if isinstance(lead, str) else tuple(lead or ())
+    serving = _ASSIGN(ranking, classes, allowed)
+    order = {s: i for i, s in enumerate(ranking)}
+    first = {
+        c.name: [s for s in serving[c.name] if c.name in _specialists(s, classes, allowed)]
+        for c in classes
+    }
+    for head in leads:
+        hosts = [c for c in classes if c.name in allowed[head]]
+        if _ranking.specialist_of(head, hosts) is not None:
+            continue
+        for c in hosts:
+            if head not in serving[c.name]:
+                serving[c.name].append(head)
+    return {
+        c: sorted(subs, key=lambda s: (s not in first[c], s not in leads, order[s]))
+        for c, subs in serving.items()
+    }
+
+
+def _specialists(sub: str, classes: Any, allowed: Any) -> set[str]:
+    hosts = [c for c in classes if c.name in allowed[sub]]
+    best = _ranking.specialist_of(sub, hosts)
+    return {best.name} if best is not None else set()
+
+
 _ASSIGN = _rounds.assign_classes
-ALLOCATIONS = {"shipped": _ASSIGN, "windows": _windows}
+_INCUMBENT = _rounds.incumbent
+ALLOCATIONS = {"shipped": _ASSIGN, "windows": _windows, "co_leads": _served_everywhere}
 
 RANKINGS = {
     "shipped": _ranking.rank_subspaces,
@@ -139,6 +188,7 @@ def run_seed(job: dict[str, Any]) -> dict[str, Any]:
     torch.set_num_threads(1)
     _rounds.rank_subspaces = RANKINGS[job["ranking"]]  # plan_round looks it up at call time
     _rounds.assign_classes = ALLOCATIONS[job["allocation"]]
+    _rounds.incumbent = _co_leads if job["allocation"] == "co_leads" else _INCUMBENT
     options, seed, budget = job["options"], job["seed"], job["budget"]
     spec = replace(real_run_spec(options, **job["overrides"]), rounds=budget // ROUND)
     pool = live_pool(spec)

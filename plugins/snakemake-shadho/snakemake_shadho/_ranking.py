@@ -54,11 +54,14 @@ Restrictions (``_classes``) are then applied, and a specialist class (the fastes
 sub-space and at least 1.5 times its own speed there, as a GPU on the CNN) is added to the
 sub-space's classes, its specialties first in its list. Last, the incumbent (the ranking's
 *lead*, recorded when the ranking is made) is served by every class that may run it, heading
-each list after the class's specialties, unless it has a specialist (a GPU's CNN stays off the
-CPUs). Within a window the incumbent had half the fastest class's draws and none of the
-others': on the real run's cluster (bench/shadho_quality.py, 40 held-out seeds of 48 trials)
-that gave the CNN, which holds the best results, 15 trials where Optuna's joint TPE gives it
-24; served everywhere it gets about 20.
+each list after the class's specialties, unless it has a specialist, declared or measured (a
+GPU's CNN stays off the CPUs; the split asks the declared speeds only, so that measured
+durations never change which trials are proposed). Within a window the incumbent had half
+the fastest class's draws and none of the others': on the real run's cluster
+(bench/shadho_quality.py, 40 held-out seeds of 48 trials) that gave the CNN, which holds the
+best results, 13 trials where Optuna's joint TPE gives it 25.5; served everywhere it gets
+17-18. The price is time: where no class is the incumbent's specialist, slow classes run some
+of its trials too.
 
 Round split: first, every unexplored sub-space gets the trials it still needs to be explored
 (its *floor*: ``min_results`` less its finished trials), since the ranking cannot judge it
@@ -300,9 +303,7 @@ def assign_classes(
                     serving[c].append(lead)
 
     def listed(c: str) -> list[str]:
-        return sorted(
-            serving[c], key=lambda s: (s not in specialties[c], s not in leads, order[s])
-        )
+        return sorted(serving[c], key=lambda s: (s not in specialties[c], s not in leads, order[s]))
 
     return {c: listed(c) for c in serving}
 

@@ -104,6 +104,16 @@ def measure_speeds(
     )
 
 
+def _spread_lead(
+    lead: Optional[str], classes: Sequence[HardwareClass], allowed: Mapping[str, Sequence[str]]
+) -> Optional[str]:
+    """``lead``, or None when one of ``classes`` is its specialist."""
+    if lead is None:
+        return None
+    hosts = [c for c in classes if c.name in allowed[lead]]
+    return None if specialist_of(lead, hosts) is not None else lead
+
+
 def ranking_due(previous: Mapping[str, Any], done: int, pending: int, rerank_every: int) -> bool:
     """Is a new ranking due after ``previous``, with ``done`` results and ``pending`` trials
     still running?
@@ -166,7 +176,10 @@ def plan_round(
     allowed = {s: spec.classes_of(s) for s in spec.subspaces}
     declared = by_speed(spec.classes)
     placing = by_speed(measured)
-    lead = ranking.get("lead")
+    # The incumbent is served by every class unless it has a specialist (assign_classes):
+    # declared, so that what is proposed depends on the declarations alone, or measured.
+    split_lead = _spread_lead(ranking.get("lead"), declared, allowed)
+    lead = _spread_lead(split_lead, placing, allowed)
     serving = assign_classes(ranking["order"], placing, allowed, lead)
     costs = _predicted_costs(stats)
     rng = np.random.default_rng(_seed(spec.seed, round_index))
@@ -185,7 +198,7 @@ def plan_round(
         split_classes, split_serving, split_costs = placing, serving, costs
     else:
         split_classes = declared
-        split_serving = assign_classes(ranking["order"], declared, allowed, lead)
+        split_serving = assign_classes(ranking["order"], declared, allowed, split_lead)
         split_costs = dict.fromkeys(spec.subspaces, 1.0)
     pairs = split_round(
         spec.trials_per_round if n_trials is None else n_trials,

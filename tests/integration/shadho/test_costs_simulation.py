@@ -20,7 +20,8 @@ def _workflow_options():
 
 def test_every_strategy_runs_the_workflow_space_and_shadho_sends_costly_cnns_fast():
     """The workflow's whole space (SVMs and CNN) through every strategy with the same budget;
-    with CNN trials far costlier than SVM fits, SHADHO runs most CNNs on the fast class."""
+    with CNN trials far costlier than SVM fits, SHADHO runs more CNNs per worker on the fast
+    class."""
     options = _workflow_options()
     spec = shadho.load_spec(
         {
@@ -50,8 +51,11 @@ def test_every_strategy_runs_the_workflow_space_and_shadho_sends_costly_cnns_fas
     for r in results:
         assert len(r.trials) == 80 and len(r.round_ends) == 4
         assert any(t.subspace == "cnn" for t in r.trials)
-    # After the first round (no costs known yet), SHADHO's CNN trials go mostly fast.
+    # After the first round (no costs known yet), a fast worker runs far more of SHADHO's CNN
+    # trials than a slow one. The CNN, the incumbent here, is served by both classes (issue 30,
+    # part 3), so the 8 slow workers run some; the 2 fast ones still run at least twice as many
+    # each (34 later CNN trials, 13 on fast: 6.5 per fast worker, 2.6 per slow one).
     later_cnn = [t for t in results[0].trials[20:] if t.subspace == "cnn"]
     on_fast = sum(results[0].speeds[t.worker] == 4 for t in later_cnn)
-    assert later_cnn and on_fast / len(later_cnn) > 0.5
+    assert later_cnn and on_fast / 2 > 2 * (len(later_cnn) - on_fast) / 8
     assert results[0].makespan < results[1].makespan

@@ -465,6 +465,10 @@ CASES = [
             },
         },
         "budget": 40,
+        # One search of 40 trials is a coin toss at this threshold: with the incumbent served
+        # by every class (issue 30, part 3) seed 0 ran exactly 7 of its 14 CNN trials on the
+        # GPU, and before it 9 of 16; over 12 seeds both ran 60% there. Judged over 6 searches.
+        "seeds": 6,
         "expect": ["valid", "no_idle", "mostly_on:gpu:cnn"],
     },
     # ------------------------------------------------------------------ restrictions

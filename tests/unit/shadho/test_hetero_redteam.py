@@ -37,16 +37,16 @@ def _pool(spec: shadho.SearchSpec, seed: int) -> sim.EvaluatedPool:
     return sim.EvaluatedPool(entries, {n: s.space for n, s in spec.subspaces.items()})
 
 
-def _run(spec: shadho.SearchSpec, budget: int) -> list[tuple[str, str]]:
+def _run(spec: shadho.SearchSpec, budget: int, seed: int = 0) -> list[tuple[str, str]]:
     """(class, sub-space) of every trial of a simulated search of ``budget`` trials, in the
     spec's execution mode (asynchronous, or rounds of ``trials_per_round``)."""
     pool = _pool(spec, 0)
     cluster = sim.Cluster(by_speed(spec.classes))
     if spec.execution == "async":
-        result = sim.simulate_shadho_async(spec, pool, budget, 0)
+        result = sim.simulate_shadho_async(spec, pool, budget, seed)
     else:
         rounds = max(1, math.ceil(budget / spec.trials_per_round))
-        result = sim.simulate_shadho(spec, pool, rounds, 0)
+        result = sim.simulate_shadho(spec, pool, rounds, seed)
     return [(cluster.names[t.worker], t.subspace) for t in result.trials]
 
 
@@ -65,12 +65,15 @@ def _check(case: dict[str, Any]) -> list[str]:
     if "rejected" in expect:
         problems.append("accepted, but the docs say it is refused")
         return problems
-    try:
-        placed = _run(spec, case["budget"])
-    except Exception as e:  # noqa: BLE001 - any crash is a finding
-        return [f"the search crashed: {type(e).__name__}: {e}"]
-    if len(placed) < case["budget"]:
-        problems.append(f"ran {len(placed)} of {case['budget']} trials")
+    placed: list[tuple[str, str]] = []
+    for seed in range(case.get("seeds", 1)):  # "mostly" over several searches where it is close
+        try:
+            mine = _run(spec, case["budget"], seed)
+        except Exception as e:  # noqa: BLE001 - any crash is a finding
+            return [f"the search crashed: {type(e).__name__}: {e}"]
+        if len(mine) < case["budget"]:
+            problems.append(f"seed {seed} ran {len(mine)} of {case['budget']} trials")
+        placed += mine
     counts = Counter(placed)
     for item in expect:
         kind, _, rest = item.partition(":")

@@ -354,7 +354,8 @@ def test_split_round_gives_fast_classes_trials_in_proportion_to_capacity():
 def test_planned_serving_is_not_vacuous_for_two_classes_with_or_without_measurements():
     """The plan's own serving (measured speeds: every class then has a speed on every
     sub-space) keeps the two-class assignment informative: the fast class does not serve the
-    last-ranked sub-space, the slow one not the first."""
+    last-ranked sub-space, the slow one not the first unless it is the incumbent (the lead,
+    served by every class)."""
     spec = shadho.load_spec(
         {
             "space": {
@@ -379,6 +380,8 @@ def test_planned_serving_is_not_vacuous_for_two_classes_with_or_without_measurem
         ],
     )
     for p in (plan, shadho.plan_round(spec, 1, history, plan["ranking"])):
-        order = p["ranking"]["order"]
+        order, lead = p["ranking"]["order"], p["ranking"]["lead"]
         assert order[-1] not in p["serving"]["fast"]
-        assert order[0] not in p["serving"]["slow"]
+        assert order[0] not in p["serving"]["slow"] or order[0] == lead
+        if lead is not None:
+            assert p["serving"]["slow"][0] == p["serving"]["fast"][0] == lead
