@@ -3,7 +3,12 @@ helper that saw docs/shadho.md, docs/shadho-execution.md and the benchmark's sec
 code), each with what the docs promise (``redteam30h_cases.py``). Every case runs a simulated
 search with that spec's own classes as the hardware (synthetic losses and costs; the CNN-like
 sub-spaces cost more): rejected specs must fail with one line naming a key, valid ones must
-run to their budget with every promise kept. Pure: no processes."""
+run to their budget with every promise kept. Pure: no processes.
+
+Part 3's red team (``redteam30p3_cases.py``, 20 cases, all passing at first run) saw
+docs/shadho.md, the README and the benchmark's part-3 and hardware sections after the incumbent
+was served by every class and ``rerank_every`` defaulted to ``trials_per_round``: restrictions,
+specialists, measuring trials and the setting's validation while the incumbent is spread."""
 
 import math
 from collections import Counter
@@ -17,7 +22,10 @@ from snakemake_shadho import _simulate as sim
 from snakemake_shadho._errors import SpecError
 from snakemake_shadho._hardware import by_speed
 
-from .redteam30h_cases import CASES
+from .redteam30h_cases import CASES as PART1_CASES
+from .redteam30p3_cases import CASES as PART3_CASES
+
+CASES = [*PART1_CASES, *PART3_CASES]
 
 
 def _pool(spec: shadho.SearchSpec, seed: int) -> sim.EvaluatedPool:
