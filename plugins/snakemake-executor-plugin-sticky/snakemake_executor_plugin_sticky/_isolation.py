@@ -74,6 +74,7 @@ from ._seeds import Seeds
 from ._shell_prefix import PrefixEffects
 from ._shell_prefix import apply as apply_prefix
 from ._snakemake_compat import loaded_shell, pip_deployments_path
+from ._worker_env import THREAD_VARIABLES
 
 ISOLATION_MODES = ("fork", "direct")
 
@@ -354,11 +355,6 @@ def imported_modules(source: str) -> frozenset[str]:
     return frozenset(names)
 
 
-THREAD_VARIABLES = (
-    "OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
-)  # fmt: skip
-"""The thread-pool sizes Snakemake sets for a job from its ``threads``."""
 _TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
 
 

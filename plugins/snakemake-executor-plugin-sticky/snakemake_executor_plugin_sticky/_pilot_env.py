@@ -7,7 +7,8 @@ A pilot gets (from the environment of the Snakemake process, where set):
 - who and where: ``HOME``, ``USER``, ``LOGNAME``, ``SHELL``, ``LANG``, ``LANGUAGE``, ``LC_*``,
   ``TZ``;
 - what its jobs need: the thread limits the manager sets (``OMP_NUM_THREADS``,
-  ``MKL_NUM_THREADS``), the plugins' own variables (``STICKY_*``, ``DISTEA_*``,
+  ``OPENBLAS_NUM_THREADS`` and the others of :data:`._worker_env.THREAD_VARIABLES`), the
+  plugins' own variables (``STICKY_*``, ``DISTEA_*``,
   ``SNAKEMAKE_*``), and every variable the workflow declares with ``envvars:`` (Snakemake's
   way of naming what remote jobs need);
 
@@ -23,6 +24,8 @@ its cluster; it names the same cluster inside the pilot. ``SBATCH_*`` input vari
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ._worker_env import THREAD_VARIABLES
+
 PILOT_NAMES = (
     "PATH",
     "LD_LIBRARY_PATH",
@@ -35,8 +38,7 @@ PILOT_NAMES = (
     "LANG",
     "LANGUAGE",
     "TZ",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
+    *THREAD_VARIABLES,
 )
 """Variables a pilot receives by name."""
 

@@ -46,6 +46,7 @@ from ._protocol import (
     message_trace,
 )
 from ._slurm_health import SlurmWatch
+from ._worker_env import worker_environment
 
 HANDSHAKE_TIMEOUT = 10.0
 """Seconds a new connection has, in total, to authenticate and say Hello before it is cut off
@@ -628,9 +629,7 @@ class Manager:
             log.debug("sticky: sending to worker %s failed: %s", worker_id, e)
 
     def _start_worker(self, worker_id: str, template: str, cls: str) -> None:
-        env = {**os.environ, **self.worker_env}
-        env.setdefault("OMP_NUM_THREADS", "1")
-        env.setdefault("MKL_NUM_THREADS", "1")
+        env = worker_environment(os.environ, self.worker_env)
         now = time.monotonic()
         worker = WorkerProcess(
             worker_id, None, self.run_dir / f"worker-{worker_id}.log", now, last_seen=now
