@@ -8,7 +8,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-TEMPLATES = '''
+TEMPLATES = """
 from stickyinvoc import template
 
 
@@ -17,9 +17,9 @@ def np_template():
     import numpy
 
     return {"a": numpy.arange(4)}
-'''
+"""
 
-SNAKEFILE = '''
+SNAKEFILE = """
 rule all:
     input: expand("out/{i}.txt", i=range(3))
 
@@ -28,16 +28,16 @@ rule one:
     threads: 1
     resources: sticky="np"
     script: "job.py"
-'''
+"""
 
-JOB = '''
+JOB = """
 import os
 import stickyinvoc
 
 stickyinvoc.state(snakemake)
 with open(snakemake.output[0], "w") as f:
     f.write(f"{os.getpid()} {os.environ['OPENBLAS_NUM_THREADS']} {os.environ['OMP_NUM_THREADS']}")
-'''
+"""
 
 
 def test_a_shells_blas_threads_do_not_turn_fork_mode_off(tmp_path: Path, run_snakemake):
