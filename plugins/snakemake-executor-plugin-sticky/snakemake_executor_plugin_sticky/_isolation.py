@@ -885,6 +885,22 @@ def _flush(stream: Any) -> None:
 # ---- the snapshot of one direct invocation ---------------------------------------------------
 
 
+def _affinity() -> Optional[frozenset[int]]:
+    """The CPUs this process may run on (None where the platform cannot say)."""
+    try:
+        return frozenset(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
+def _restore_affinity(cpus: Optional[frozenset[int]]) -> None:
+    if cpus is not None and _affinity() != cpus:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+
 class ProcessSnapshot:
     """Everything one invocation may change, taken before it and put back after it."""
 
@@ -906,6 +922,9 @@ class ProcessSnapshot:
         self.cwd = os.getcwd()
         self.umask = os.umask(0o022)
         os.umask(self.umask)
+        # The CPUs the process may run on: a job's os.sched_setaffinity (or a library that
+        # pins its threads) would otherwise carry into every later job (red team, threads).
+        self.affinity = _affinity()
         self.environ = dict(os.environ._data)  # type: ignore[attr-defined]  # bytes: no decoding
         self.c_environ = _c_environ()  # os.putenv/unsetenv change it behind os.environ
         self.stdio_config = {
@@ -1086,6 +1105,7 @@ class ProcessSnapshot:
         except OSError:
             pass
         os.umask(self.umask)
+        _restore_affinity(self.affinity)
         self._restore_signals()
         if self.logging is not None:
             self.logging.restore()

@@ -90,11 +90,12 @@ def _environment(meta: dict, folder: Path) -> dict[str, str]:
     return env
 
 
-def run_case(case: str, executor: str, mode: str, folder: Path) -> dict:
-    """One run of a case in ``folder`` (emptied first): exit status and compared files."""
-    meta = json.loads((CASES / case / "case.json").read_text())
+def run_case(case: str, executor: str, mode: str, folder: Path, cases: Path = CASES) -> dict:
+    """One run of a case of ``cases`` in ``folder`` (emptied first): exit status and compared
+    files."""
+    meta = json.loads((cases / case / "case.json").read_text())
     shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(CASES / case, folder, symlinks=True)
+    shutil.copytree(cases / case, folder, symlinks=True)
     launcher = [sys.executable, "-m", "snakemake"]
     if meta.get("launcher") == "console":
         launcher = [shutil.which("snakemake") or "snakemake"]
@@ -149,10 +150,10 @@ def differences(local: dict, sticky: dict) -> list[str]:
     return found
 
 
-def compare(case: str, mode: str, tmp_path: Path) -> list[str]:
+def compare(case: str, mode: str, tmp_path: Path, cases: Path = CASES) -> list[str]:
     folder = tmp_path / case  # one absolute folder for both runs: outputs hold paths
-    local = run_case(case, "local", mode, folder)
-    sticky = run_case(case, "sticky", mode, folder)
+    local = run_case(case, "local", mode, folder, cases)
+    sticky = run_case(case, "sticky", mode, folder, cases)
     found = differences(local, sticky)
     if found:
         found.append("sticky said: " + sticky["output"][-1500:])
