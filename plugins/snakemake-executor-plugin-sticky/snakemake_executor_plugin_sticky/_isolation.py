@@ -540,7 +540,6 @@ class Isolation:
             self.pristine = _fingerprint.Fingerprint()
         pristine = self.pristine
         snapshot = ProcessSnapshot(self, script)
-        registries = pristine.registries_now()
         hooks = _audit.hooks_added()
         pristine.watch_imports()
         try:
@@ -549,7 +548,6 @@ class Isolation:
             pristine.stop_watching()
             restore_warnings = snapshot.restore()
         outcome.warnings.extend(restore_warnings)
-        pristine.keep_restored(registries)
         changes = pristine.changes()
         if _audit.hooks_added() != hooks:
             changes.append("an audit hook added (sys.addaudithook)")

@@ -207,27 +207,6 @@ class Fingerprint:
         self.registries = read_registries()
         self._loaded_tag = None
 
-    def registries_now(self) -> dict[tuple[str, str], Any]:
-        """The registries as they are now (to hand back to :meth:`keep_restored`)."""
-        return read_registries()
-
-    def keep_restored(self, before: dict[tuple[str, str], Any]) -> None:
-        """The caller put back what an invocation changed (sticky's direct mode restores
-        ``os.environ``, warning filters, loggers, ``sys`` lists). A registry an import changed
-        during the invocation was taken into the baseline (:meth:`_absorb_registries`); where
-        the caller then restored it to ``before``, the baseline takes that value back, so that
-        the restore itself is not seen as a change (it retired a direct-mode worker after every
-        job that imported scipy or threadpoolctl)."""
-        now = read_registries()
-        for key, old in before.items():
-            if (
-                key in self.registries
-                and key in now
-                and not _same(self.registries[key], old)
-                and _same(now[key], old)
-            ):
-                self.registries[key] = now[key]
-
     def stop_watching(self) -> None:
         if self._saved_import is not None:
             builtins.__import__ = self._saved_import
