@@ -107,7 +107,6 @@ def run_search(
     ``out_dir/history.jsonl`` counting toward it (a rerun resumes). ``env`` is added to the
     workers' environment.
     """
-    from snakemake_executor_plugin_sticky._isolation import THREAD_VARIABLES
     from snakemake_executor_plugin_sticky._metrics import MetricsLog
     from snakemake_executor_plugin_sticky.manager import Manager
 
@@ -152,12 +151,11 @@ def run_search(
         backend=backend,
         run_id=f"shadho-{run_id}",
     )
-    # Workers build their class's state single-threaded, whatever the driver's environment
-    # says (as a Snakemake job, rule hpo_search, it has OMP_NUM_THREADS set to the job's
-    # threads): a thread pool left in the worker makes forking it unsafe, and every trial
-    # would run in direct mode. Each trial's thread pools are then sized to its class's cpus
-    # (the snakemake object's threads), as a fresh process of that class would size them.
-    manager.worker_env.update({**dict.fromkeys(THREAD_VARIABLES, "1"), **(env or {})})
+    # The sticky runtime builds each class's state single-threaded, whatever the driver's
+    # environment says (as rule hpo_search it has OMP_NUM_THREADS set to the job's threads;
+    # _worker_env); each trial's pools are then sized to its class's cpus (the snakemake
+    # object's threads), as a fresh process of that class would size them.
+    manager.worker_env.update(env or {})
     running: dict[int, dict[str, Any]] = {}
     ids = iter(range(1, sys.maxsize))
     handed = len(history)

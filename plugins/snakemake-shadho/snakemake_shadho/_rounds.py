@@ -176,11 +176,13 @@ def plan_round(
     allowed = {s: spec.classes_of(s) for s in spec.subspaces}
     declared = by_speed(spec.classes)
     placing = by_speed(measured)
-    # The incumbent is served by every class unless it has a specialist (assign_classes):
-    # declared, so that what is proposed depends on the declarations alone, or measured.
-    split_lead = _spread_lead(ranking.get("lead"), declared, allowed)
-    lead = _spread_lead(split_lead, placing, allowed)
-    serving = assign_classes(ranking["order"], placing, allowed, lead)
+    # The incumbent is served by every class unless it has a specialist (assign_classes
+    # checks the classes it is given): the split asks the declared speeds, so that what is
+    # proposed depends on the declarations alone; placement the measured ones too.
+    lead = ranking.get("lead")
+    serving = assign_classes(
+        ranking["order"], placing, allowed, _spread_lead(lead, declared, allowed)
+    )
     costs = _predicted_costs(stats)
     rng = np.random.default_rng(_seed(spec.seed, round_index))
     waiting = {name: sum(1 for t in pending if t["subspace"] == name) for name in spec.subspaces}
@@ -198,7 +200,7 @@ def plan_round(
         split_classes, split_serving, split_costs = placing, serving, costs
     else:
         split_classes = declared
-        split_serving = assign_classes(ranking["order"], declared, allowed, split_lead)
+        split_serving = assign_classes(ranking["order"], declared, allowed, lead)
         split_costs = dict.fromkeys(spec.subspaces, 1.0)
     pairs = split_round(
         spec.trials_per_round if n_trials is None else n_trials,

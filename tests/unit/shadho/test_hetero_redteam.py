@@ -76,12 +76,12 @@ def _check(case: dict[str, Any]) -> list[str]:
     placed: list[tuple[str, str]] = []
     for seed in range(case.get("seeds", 1)):  # "mostly" over several searches where it is close
         try:
-            mine = _run(spec, case["budget"], seed)
+            trials = _run(spec, case["budget"], seed)
         except Exception as e:  # noqa: BLE001 - any crash is a finding
             return [f"the search crashed: {type(e).__name__}: {e}"]
-        if len(mine) < case["budget"]:
-            problems.append(f"seed {seed} ran {len(mine)} of {case['budget']} trials")
-        placed += mine
+        if len(trials) < case["budget"]:
+            problems.append(f"seed {seed} ran {len(trials)} of {case['budget']} trials")
+        placed += trials
     counts = Counter(placed)
     for item in expect:
         kind, _, rest = item.partition(":")
