@@ -7,7 +7,7 @@ machine, each loading MiniLM once:
 
 - **sticky**: ``snakemake --executor sticky --scheduler incremental -j 2`` with
   ``--max-jobs-per-timespan 100000/1s`` (as ``profiles/local`` sets them), the registry's
-  Snakemake, the isolation mode the workflow ships with (the default: fork), target ``all
+  Snakemake, the isolation mode the workflow ships with (direct, with its check), target ``all
   --until verify`` (the N verify invocations; the report is not part of the peers' work);
 - **dask**: a ``distributed.LocalCluster`` of 2 single-threaded worker processes with a
   ``WorkerPlugin`` that loads the model once per worker; one task per claim

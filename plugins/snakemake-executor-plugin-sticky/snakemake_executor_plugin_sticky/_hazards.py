@@ -70,9 +70,10 @@ def fork_hazards(own_threads: Iterable[threading.Thread] = ()) -> list[str]:
     if native:
         reasons.append(
             f"the template left {len(native)} native thread(s) running "
-            f"({', '.join(native[:3])}: an OpenMP or BLAS thread "
-            "pool, such as torch.set_num_threads(N) followed by a computation: a forked "
-            "child can hang in it; keep OMP_NUM_THREADS=1 in the template)"
+            f"({', '.join(native[:3])}: an OpenMP, BLAS or Rust thread pool, such as "
+            "torch.set_num_threads(N) followed by a computation, or a tokenizer's with "
+            "TOKENIZERS_PARALLELISM=true: a forked child can hang in it; keep "
+            "OMP_NUM_THREADS=1 and leave TOKENIZERS_PARALLELISM unset in the template)"
         )
     return reasons
 

@@ -3,7 +3,9 @@
 One JSON object per line in ``.snakemake/sticky/<run-id>/metrics.jsonl``; every record has
 ``event`` and ``t`` (seconds since the run's manager started). Events: ``worker_started``
 (``handle``; ``pid`` of a local worker, ``slurm_job`` of a pilot),
-``worker_connected``, ``state_built`` (``seconds``: the template's build time on that worker),
+``worker_connected``, ``state_built`` (``seconds``: the template's build time on that worker;
+``direct_because``: why its invocations run in direct mode although it asked for fork mode, or
+null),
 ``state_failed``, ``state_building`` (a worker was sent an invocation whose template it must
 build first), ``invocation`` (``queued_s``, ``exec_s``, ``latency_s`` from submission to
 result, ``worker``), ``requeued``, ``worker_lost``, ``worker_ended`` (the job's own code ended

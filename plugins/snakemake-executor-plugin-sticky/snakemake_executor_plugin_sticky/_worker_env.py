@@ -8,9 +8,16 @@ an HPC module sets it) would otherwise start a BLAS thread pool at the template'
 mode. Each job still gets its own ``threads`` (its environment, and the BLAS pools sized to
 them, as a fresh job's are); under ``--executor local`` a job never sees the shell's values
 either, since Snakemake sets these variables for every ``script:`` job.
+
+Some libraries start a native thread pool on first use that no thread variable sizes to
+zero: :data:`BUILD_ONLY` switches those off while a template builds (:func:`building`), and
+only then, so that the template process stays safe to fork and each job starts its own pool,
+as a fresh process does.
 """
 
-from collections.abc import Mapping
+import contextlib
+import os
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Optional
 
 THREAD_VARIABLES = (
@@ -37,3 +44,42 @@ def worker_environment(
         if name not in overrides:
             env[name] = "1"
     return env
+
+
+BUILD_ONLY = {"TOKENIZERS_PARALLELISM": "false"}
+"""Set while a template builds, unless the environment sets them already; unset after it.
+
+Hugging Face ``tokenizers`` starts a Rust (rayon) thread pool, one thread per core, on its
+first batch encode: a template that loads a tokenizer and warms the model up with one input
+(as the docs advise) left two native threads running, so every job of it ran in direct mode,
+not forked (:mod:`._hazards`). ``tokenizers`` reads the variable at every call, so a job
+forked after the build finds it unset and starts its own pool on first use, as a fresh
+process does; had the pool been started, ``tokenizers`` would disable it in every forked
+child and warn on its stderr."""
+
+
+@contextlib.contextmanager
+def building(environ: Optional[MutableMapping[str, str]] = None) -> Iterator[None]:
+    """While a template builds: :data:`BUILD_ONLY`'s variables that ``environ`` (default
+    ``os.environ``) does not set are set, and removed afterwards unless the build changed them.
+
+    >>> env = {"TOKENIZERS_PARALLELISM": "true"}
+    >>> with building(env):
+    ...     env["TOKENIZERS_PARALLELISM"]
+    'true'
+    >>> env = {}
+    >>> with building(env):
+    ...     env["TOKENIZERS_PARALLELISM"]
+    'false'
+    >>> env
+    {}
+    """
+    env = os.environ if environ is None else environ
+    added = {name: value for name, value in BUILD_ONLY.items() if name not in env}
+    env.update(added)
+    try:
+        yield
+    finally:
+        for name, value in added.items():
+            if env.get(name) == value:
+                del env[name]

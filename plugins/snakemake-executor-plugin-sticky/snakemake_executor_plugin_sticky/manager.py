@@ -416,6 +416,7 @@ class Manager:
                     worker=worker.id,
                     template=message.template,
                     seconds=message.seconds,
+                    direct_because=message.direct_because,
                 )
                 log.info(
                     "sticky: worker %s built template %r in %.2f s",

@@ -57,6 +57,7 @@ from ._protocol import (
 )
 from ._seeds import SeedWatch
 from ._shell_prefix import apply as apply_prefix
+from ._worker_env import building
 
 HEARTBEAT_INTERVAL = 1.0
 
@@ -92,7 +93,8 @@ class StateHolder:
             raise TemplateBuildError(name, str(error))
         cwd = os.getcwd()
         try:
-            built = build_state(name, found[name])
+            with building():  # no native pool the build need not start (_worker_env)
+                built = build_state(name, found[name])
         except TemplateBuildError as e:
             self.failed[name] = e
             raise

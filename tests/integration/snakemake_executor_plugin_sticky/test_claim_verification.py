@@ -54,20 +54,25 @@ def test_claim_verification_sticky_matches_local(example, run_snakemake):
 
 
 def test_claim_verification_in_direct_mode_keeps_its_workers(example, run_snakemake):
-    """Direct mode's after-invocation check on a real model workflow: what transformers,
-    torch and the warnings machinery do on every call (caches, reseeded generators) is not a
-    change of the process; no worker is retired, the verdicts are fork mode's."""
+    """Direct mode's after-invocation check on a real model workflow (the workflow ships it):
+    what transformers, torch and the warnings machinery do on every call (caches, reseeded
+    generators) is not a change of the process; no worker is retired, the verdicts are fork
+    mode's. In fork mode the template, which warms the model up with a batch encode (that
+    starts tokenizers' native thread pool), is still forked from (_worker_env.BUILD_ONLY)."""
     config = ["--config", "n_claims=4", "epochs=50"]
     fork_wd, direct_wd = example("fork"), example("direct")
-    templates = direct_wd / "sticky_templates.py"
-    templates.write_text(
-        templates.read_text().replace('"minilm",', '"minilm", isolation="direct",')
-    )
-    assert 'isolation="direct"' in templates.read_text()
+    templates = fork_wd / "sticky_templates.py"
+    shipped = templates.read_text()
+    kwarg = '\n    isolation="direct",\n'  # the decorator's argument
+    assert shipped.count(kwarg) == 1
+    templates.write_text(shipped.replace(kwarg, '\n    isolation="fork",\n'))
     fork = run_snakemake(fork_wd, *config, executor="sticky", timeout=600)
     direct = run_snakemake(direct_wd, *config, executor="sticky", timeout=600)
     assert fork.returncode == 0, fork.output
     assert direct.returncode == 0, direct.output
+    builds = fork.events("state_built")
+    assert builds and [b["direct_because"] for b in builds] == [None] * len(builds), builds
+    assert "direct mode" not in fork.output
     assert direct.events("worker_retired") == [], direct.events("worker_retired")
     for path in sorted((fork_wd / "results" / "verdicts").glob("*.tsv")):
         assert path.read_bytes() == (direct_wd / "results" / "verdicts" / path.name).read_bytes()

@@ -49,7 +49,7 @@ def test_bad_sizes_name_the_fix(n, distinct):
 
 
 def test_the_generated_table_reads_back_as_the_workflow_reads_it():
-    """The Snakefile's test_claim_ids and claimcheck.read_claims read it with csv.DictReader."""
+    """The Snakefile's test_claims and claimcheck.read_claims read it with csv.DictReader."""
     table = claims.claims_table(ROWS, 5)
     text = claims.table_text(table)
     assert text.splitlines()[0] == "\t".join(claims.COLUMNS)

@@ -10,7 +10,7 @@ evidence, a negation present on one side only). numpy only, besides torch/transf
 import csv
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -32,27 +32,12 @@ class Claim:
     evidence: str
 
 
-def read_claims(
-    path: "str | os.PathLike[str]", split: Optional[str] = None, ids: Optional[Iterable[str]] = None
-) -> list[Claim]:
-    """Rows of the claims TSV, optionally one split or the given ids (in that order; only
-    their rows are parsed into claims: a job reading a few ids from a large table)."""
-    wanted = None if ids is None else list(ids)
-    keep = None if wanted is None else set(wanted)
+def read_claims(path: "str | os.PathLike[str]", split: Optional[str] = None) -> list[Claim]:
+    """Rows of the claims TSV, optionally one split only."""
     with open(path, newline="", encoding="utf-8") as f:
-        rows = [
-            Claim(**row)
-            for row in csv.DictReader(f, delimiter="\t")
-            if keep is None or row["claim_id"] in keep
-        ]
+        rows = [Claim(**row) for row in csv.DictReader(f, delimiter="\t")]
     if split is not None:
         rows = [r for r in rows if r.split == split]
-    if wanted is not None:
-        by_id = {r.claim_id: r for r in rows}
-        missing = [i for i in wanted if i not in by_id]
-        if missing:
-            raise KeyError(f"claim ids not in {path}: {', '.join(missing[:5])}")
-        rows = [by_id[i] for i in wanted]
     return rows
 
 

@@ -1,13 +1,13 @@
 """Verify one batch of claims against their evidence (a sticky invocation).
 
 The encoder is the warm state; the verdict head is cached in it too (keyed by file and
-modification time: a direct-mode worker reads it once). Only this batch's rows of the claims
-table are parsed.
+modification time: a direct-mode worker reads it once). The batch's rows of the claims table
+come as a param: the Snakefile reads the table once, not every job.
 """
 
 import os
 
-from claimcheck import features, load_head, predict, read_claims, write_atomically
+from claimcheck import Claim, features, load_head, predict, write_atomically
 
 import stickyinvoc
 
@@ -19,7 +19,7 @@ def cached_file(path, load):
 
 
 head = cached_file(snakemake.input.head, load_head)
-claims = read_claims(snakemake.input.claims, ids=snakemake.params.ids)
+claims = [Claim(**row) for row in snakemake.params.claims]
 labels, confidence = predict(head, features(encoder, claims))
 
 
