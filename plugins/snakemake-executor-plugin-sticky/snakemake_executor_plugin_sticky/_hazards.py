@@ -15,6 +15,12 @@ when the template left something a child cannot inherit:
 
 Where any hazard is found the worker runs that template's invocations in direct mode (with
 its after-invocation check, :mod:`._fingerprint`) and says why, once.
+
+One kind of thread is stopped instead (:func:`stop_restartable_threads`): a library's idle
+helper that the library starts again when it needs it, through its own API. tqdm's monitor
+(``tqdm_monitor``: started by the first progress bar, such as transformers' "Loading weights"
+bar, and never stopped since tqdm 4.66) would otherwise turn fork mode off for every template
+that loads a model with its progress bar on.
 """
 
 import os
@@ -76,6 +82,25 @@ def fork_hazards(own_threads: Iterable[threading.Thread] = ()) -> list[str]:
             "OMP_NUM_THREADS=1 and leave TOKENIZERS_PARALLELISM unset in the template)"
         )
     return reasons
+
+
+def stop_restartable_threads() -> list[str]:
+    """Stop the library helper threads that restart on demand (tqdm's monitor: a new progress
+    bar starts one when its class has none); the names of those stopped."""
+    stopped = []
+    for thread in threading.enumerate():
+        kind = type(thread)
+        if kind.__module__ != "tqdm._monitor" or kind.__name__ != "TMonitor":
+            continue
+        owner = getattr(thread, "tqdm_cls", None)
+        try:
+            thread.exit()  # type: ignore[attr-defined]  # sets its event and joins it
+        except Exception:  # noqa: BLE001 - an unknown tqdm: leave it, the hazard check sees it
+            continue
+        if owner is not None and owner.__dict__.get("monitor") is thread:
+            owner.monitor = None  # the next bar starts a monitor of its own
+        stopped.append(thread.name)
+    return stopped
 
 
 def native_threads(task_dir: str = "/proc/self/task") -> list[str]:

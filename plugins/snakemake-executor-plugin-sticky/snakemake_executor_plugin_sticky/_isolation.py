@@ -479,6 +479,9 @@ class Isolation:
         """The pages the last recording child touched, populated by the next spare ahead of
         its script (:mod:`._prefault`)."""
         self.forked = 0
+        self.torch_sized = False
+        """A template build sized torch's pool itself (``torch.set_num_threads``): jobs keep
+        that size, as a fresh job that builds the template does."""
 
     def invocation_path(self, script: "Script") -> list[str]:
         """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
@@ -505,12 +508,16 @@ class Isolation:
         template: str = "",
         seeded: frozenset[str] = frozenset(),
         from_os: tuple[Any, ...] = (),
+        torch_threads: Optional[int] = None,
     ) -> None:
         """The template process changed (``template`` was built; ``seeded``: the generators
         its build seeded with a fixed seed, ``from_os``: the generator objects it made from the
-        OS, :mod:`._seeds`): a spare child forked before holds the old
-        state, and direct mode's baseline is out of date."""
+        OS, ``torch_threads``: what it passed to ``torch.set_num_threads``, :mod:`._seeds`): a
+        spare child forked before holds the old state, and direct mode's baseline is out of
+        date."""
         self.seeds.built(template, seeded, from_os)
+        if torch_threads is not None:
+            self.torch_sized = True  # a fresh job's torch keeps the build's size
         self.processes = _running_processes()
         self._discard_spare()
         self.pristine = None
@@ -665,7 +672,7 @@ class Isolation:
             skeleton, code, record = pickle.loads(payload)  # noqa: S301 - from our own parent
             _rewind(self.offsets)
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
-            job_threads(script.snakemake)
+            job_threads(script.snakemake, torch_too=not self.torch_sized)
             snapshot = ProcessSnapshot(self, script, in_child=True)
             loaded = frozenset(sys.modules)
             outcome = self._execute(script, snapshot)
@@ -1335,14 +1342,15 @@ def _restore_shell(saved: Optional[tuple[Any, ...]]) -> None:
         shell._win_command_prefix = win
 
 
-def job_threads(snakemake: Any) -> None:
+def job_threads(snakemake: Any, torch_too: bool = True) -> None:
     """A fork child of a template that loaded torch or a BLAS: their thread pools are sized
     as a fresh job would size them from its ``OMP_NUM_THREADS`` (the job's ``threads``), not
-    as the worker's environment sized them (1)."""
+    as the worker's environment sized them (1). ``torch_too`` False: the template sized
+    torch's pool itself, and a fresh job's torch keeps that size."""
     threads = getattr(snakemake, "threads", None)
     if not isinstance(threads, int) or threads < 1:
         return
-    torch = sys.modules.get("torch")
+    torch = sys.modules.get("torch") if torch_too else None
     if torch is not None:
         try:
             if torch.get_num_threads() != threads:

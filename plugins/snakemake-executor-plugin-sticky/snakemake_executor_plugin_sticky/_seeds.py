@@ -91,6 +91,9 @@ class SeedWatch:
         self._patched: list[tuple[ModuleType, str, Any, Any]] = []
         self._saved_import: Any = None
         self._active = False
+        self.torch_threads: Optional[int] = None
+        """What the build passed to ``torch.set_num_threads``, if it called it: a fresh job's
+        torch keeps that size, not the job's ``threads`` (:func:`._isolation.job_threads`)."""
 
     def __enter__(self) -> "SeedWatch":
         self._active = True
@@ -125,6 +128,7 @@ class SeedWatch:
     def _patch_loaded(self) -> None:
         done = {(id(m), a) for m, a, _, _ in self._patched}
         self._patch_makers(done)
+        self._patch_torch_threads(done)
         for generator in GENERATORS:
             kinds = [(attr, "seed") for attr in generator.seed]
             kinds += [(attr, "os") for attr in generator.os_seed]
@@ -143,6 +147,25 @@ class SeedWatch:
                     setattr(module, attr, wrapper)
                     self._patched.append((module, attr, original, wrapper))
                     done.add((id(module), attr))
+
+    def _patch_torch_threads(self, done: set[tuple[int, str]]) -> None:
+        torch = sys.modules.get("torch")
+        original = getattr(torch, "set_num_threads", None)
+        if torch is None or original is None or (id(torch), "set_num_threads") in done:
+            return
+        if getattr(getattr(torch, "__spec__", None), "_initializing", False):
+            return  # torch adds its docstrings to its builtins while it imports: not yet
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            if self._active:
+                self.torch_threads = args[0] if args else next(iter(kwargs.values()), None)
+            return result
+
+        watched.__wrapped__ = original  # type: ignore[attr-defined]
+        setattr(torch, "set_num_threads", watched)  # noqa: B010 - torch has no stubs for it
+        self._patched.append((torch, "set_num_threads", original, watched))
+        done.add((id(torch), "set_num_threads"))
 
     def _wrap(self, name: str, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
         def watched(*args: Any, **kwargs: Any) -> Any:

