@@ -67,6 +67,19 @@ VARIANTS: dict[str, tuple[str, list[str], bool]] = {
         ["--executor", "sticky", "--scheduler", "incremental"],
         True,
     ),
+    # Snakemake's own per-round selection step kept (the plugin takes it over otherwise,
+    # snakemake_scheduler_plugin_incremental._rounds): the comparison for that step.
+    "sticky+incremental+snakemake-rounds": (
+        STICKY,
+        [
+            "--executor",
+            "sticky",
+            "--scheduler",
+            "incremental",
+            "--scheduler-incremental-snakemake-rounds",
+        ],
+        False,
+    ),
 }
 GREEDY = ("sticky+greedy", "threads+greedy")
 # Snakemake's default --max-jobs-per-timespan is 100/1s: a floor of 25 minutes for 150k jobs

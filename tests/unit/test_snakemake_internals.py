@@ -19,6 +19,7 @@ PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 ADAPTERS = {
     "snakemake-executor-plugin-sticky/snakemake_executor_plugin_sticky/_snakemake_compat.py",
     "snakemake-logger-plugin-distea/distea/_snakemake.py",
+    "snakemake-scheduler-plugin-incremental/snakemake_scheduler_plugin_incremental/_rounds.py",
 }
 """The modules allowed to reach Snakemake's internals (one per distribution that needs any)."""
 
@@ -305,3 +306,21 @@ def test_a_held_back_round_wakes_when_the_oldest_job_leaves_the_window():
     scheduler._schedule_reevalutation(1)
     assert scheduler._open_jobs.acquire(timeout=2)
     assert time.monotonic() - started < 0.5  # about 0.05 s, not 1 s
+
+
+# ---- the incremental scheduler's per-round selection (_rounds) ----------------------------
+
+
+def test_the_round_selector_is_written_against_the_installed_snakemake():
+    """_rounds replaces JobScheduler.job_selector only where its source is the one it was
+    written against: a Snakemake upgrade that changes it fails here until _rounds is checked
+    against the new code (and KNOWN_SOURCES updated), while users keep Snakemake's own."""
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    from snakemake_scheduler_plugin_incremental import _rounds
+
+    found = {
+        name: _rounds.source_digest(getattr(JobScheduler, name)) for name in _rounds.KNOWN_SOURCES
+    }
+    assert found == _rounds.KNOWN_SOURCES
+    assert _rounds.replaceable(object.__new__(JobScheduler))

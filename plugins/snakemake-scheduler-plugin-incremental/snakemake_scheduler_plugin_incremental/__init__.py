@@ -13,6 +13,7 @@ from snakemake_interface_scheduler_plugins.base import SchedulerBase
 from snakemake_interface_scheduler_plugins.interfaces.jobs import JobSchedulerInterface
 from snakemake_interface_scheduler_plugins.settings import SchedulerSettingsBase
 
+from . import _rounds
 from ._queues import ReadyQueues, UnsupportedResources
 
 __all__ = ["Scheduler", "SchedulerSettings"]
@@ -25,6 +26,15 @@ class SchedulerSettings(SchedulerSettingsBase):
         metadata={
             "help": "As --scheduler-greedy-omit-prioritize-by-temp-and-input: rank ready jobs "
             "by priority alone, not also by the size of their temporary and other input files.",
+        },
+    )
+    snakemake_rounds: bool = field(
+        default=False,
+        metadata={
+            "help": "Keep Snakemake's own per-round selection step, which validates and sizes "
+            "the inputs of every ready job and lists every remaining job in every round "
+            "(the plugin otherwise does that for the newly ready jobs only, on the Snakemake "
+            "it was written against).",
         },
     )
 
@@ -44,6 +54,11 @@ class Scheduler(SchedulerBase):
     differ in size: every job enters the ready set through that report, so after queueing
     it, the ready jobs are a subset of the queued ones, and equal sizes mean equal sets.
     That makes a round O(new jobs + k log n) instead of O(ready jobs).
+
+    On stock Snakemake 9.27.1 the plugin also takes over the scheduler's per-round selection
+    step (:mod:`._rounds`: validation, input sizes and the list of remaining jobs for the
+    jobs that became ready only), from its second round on; on another Snakemake that step
+    stays Snakemake's.
     """
 
     def __post_init__(self) -> None:
@@ -56,6 +71,7 @@ class Scheduler(SchedulerBase):
         # selection.
         self._reporting = False
         self._became_ready: set[Any] = set()
+        self._rounds: Optional[bool] = None  # whether _rounds took over (None: not tried)
 
     def jobs_became_ready(self, jobs: Iterable[Any]) -> None:
         """Snakemake (patched, see the class) reports the jobs that became ready since the
@@ -75,6 +91,9 @@ class Scheduler(SchedulerBase):
         available_resources: Mapping[str, Union[int, str]],
         input_sizes: dict[AnnotatedStringInterface, int],
     ) -> Optional[Sequence[JobSchedulerInterface]]:
+        if self._rounds is None:
+            keep = bool(getattr(self.settings, "snakemake_rounds", False))
+            self._rounds = False if keep else self._take_over_rounds()
         queues = self._queues
         self._input_sizes = input_sizes
         names = tuple(available_resources)
@@ -107,6 +126,18 @@ class Scheduler(SchedulerBase):
             self.logger.debug(f"scheduler incremental: falling back to greedy ({e})")
             queues.reset(names)
             return None
+
+    def _take_over_rounds(self) -> bool:
+        """Install :mod:`._rounds` on the Snakemake scheduler that runs this plugin."""
+        workflow = getattr(self.dag, "workflow", None)
+        scheduler = getattr(workflow, "scheduler", None)
+        if scheduler is None or getattr(scheduler, "_scheduler", None) is not self:
+            return False
+        installed = _rounds.install(scheduler)
+        self.logger.debug(
+            f"scheduler incremental: per-round selection step taken over: {installed}"
+        )
+        return installed
 
     def _sync(self, ready: Any) -> None:
         """Make the queues hold exactly the ready jobs: one set difference each way, O(ready
