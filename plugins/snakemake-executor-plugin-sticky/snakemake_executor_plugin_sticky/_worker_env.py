@@ -54,8 +54,8 @@ first batch encode: a template that loads a tokenizer and warms the model up wit
 (as the docs advise) left two native threads running, so every job of it ran in direct mode,
 not forked (:mod:`._hazards`). ``tokenizers`` reads the variable at every call, so a job
 forked after the build finds it unset and starts its own pool on first use, as a fresh
-process does; had the pool been started, ``tokenizers`` would disable it in every forked
-child and warn on its stderr."""
+process does; had the pool been started, ``tokenizers`` would switch parallelism off in
+every forked child (where a fresh job's own build would have started it)."""
 
 
 @contextlib.contextmanager
