@@ -29,6 +29,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from snakemake_executor_plugin_sticky._metrics import read_records
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import ROOT, WORK, fresh_copy, snakemake, timed, write_result  # noqa: E402
@@ -76,18 +79,21 @@ def run_limit(workdir: Path, ids: list[str], jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def last_run(wd: Path) -> list[dict[str, Any]]:
+    """The records of the last sticky run in ``wd`` (through the metrics format's reader)."""
+    logs = sorted((wd / ".snakemake" / "sticky").glob("*/metrics.jsonl"))
+    return read_records(logs[-1])
+
+
 def retired(wd: Path) -> int:
     """Workers direct mode retired in a run (a job changed the worker's process)."""
-    logs = sorted((wd / ".snakemake" / "sticky").glob("*/metrics.jsonl"))
-    return sum('"worker_retired"' in line for line in logs[-1].read_text().splitlines())
+    return sum(r["event"] == "worker_retired" for r in last_run(wd))
 
 
 def forced_direct(wd: Path) -> list[str]:
     """Why the run's templates ran in direct mode although they asked for fork mode (empty:
     every build was forked from, as asked): a fork-mode figure must come from forked jobs."""
-    logs = sorted((wd / ".snakemake" / "sticky").glob("*/metrics.jsonl"))
-    records = [json.loads(line) for line in logs[-1].read_text().splitlines() if line.strip()]
-    builds = [r for r in records if r["event"] == "state_built"]
+    builds = [r for r in last_run(wd) if r["event"] == "state_built"]
     return [r["direct_because"] for r in builds if r.get("direct_because")]
 
 
@@ -166,8 +172,9 @@ def main() -> None:
         limit_times.append(run_limit(sticky_wd, ids, args.jobs))
         print(f"  limit   repeat {i + 1}: {limit_times[-1]:7.2f} s", flush=True)
         s, fork_wd = run_executor("sticky", fork=True)
-        if forced_direct(fork_wd):
-            sys.exit(f"the fork-mode run ran in direct mode: {forced_direct(fork_wd)[0]}")
+        fallback = forced_direct(fork_wd)
+        if fallback:
+            sys.exit(f"the fork-mode run ran in direct mode: {fallback[0]}")
         fork_times.append(s)
         print(f"  fork    repeat {i + 1}: {s:7.2f} s", flush=True)
         if local_s is None:
@@ -202,7 +209,8 @@ def main() -> None:
     )
     print(f"  fork mode's cost : {fork_cost_ms:+.1f} ms per invocation (wall, per worker)")
     print(f"  verdicts identical across all four: {identical}")
-    print(f"  direct mode: workers retired after a job changed their process: {retired(sticky_wd)}")
+    n_retired = retired(sticky_wd)
+    print(f"  direct mode: workers retired after a job changed their process: {n_retired}")
     path = write_result(
         "sticky_vs_local",
         {
@@ -222,7 +230,7 @@ def main() -> None:
             "isolation": "direct, as the workflow ships its template (restores the process "
             "after each invocation, then checks it)",
             "scheduling": SCHEDULING,
-            "direct_mode_workers_retired": retired(sticky_wd),
+            "direct_mode_workers_retired": n_retired,
             "fork_mode_s": round(fork_s, 3),
             "fork_mode_runs_s": [round(x, 3) for x in fork_times],
             "fork_mode_over_limit": round(statistics.median(fork_pairs), 3),

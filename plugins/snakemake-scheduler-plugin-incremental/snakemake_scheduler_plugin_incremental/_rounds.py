@@ -22,10 +22,14 @@ written against (their source's digest), and the scheduler stays Snakemake's own
 import asyncio
 import hashlib
 import inspect
+import logging
 import sys
 from collections.abc import Iterator, Sequence
 from itertools import filterfalse
 from typing import Any
+
+_SNAKEMAKE_LOG = logging.getLogger("snakemake.logging")
+"""Snakemake's logger (``snakemake.logging.logger``), where its job scheduler logs."""
 
 KNOWN_SOURCES = {
     "job_selector": "11a654075403acf2",
@@ -107,7 +111,7 @@ class RoundSelector:
             return run_selector(s._job_selector)
         n_free_jobs = s.job_rate_limiter.get_free_jobs()
         if n_free_jobs == 0:
-            _logger(s).info("Job rate limit reached, waiting for free slots.")
+            _SNAKEMAKE_LOG.info("Job rate limit reached, waiting for free slots.")
             return set()
         s.resources["_job_count"] = n_free_jobs
         selected = run_selector(s._job_selector)
@@ -156,13 +160,3 @@ class RemainingJobs(Sequence[Any]):
 
     def __contains__(self, job: object) -> bool:
         return job in self._get()
-
-
-def _logger(scheduler: Any) -> Any:
-    module = sys.modules.get(type(scheduler).__module__)
-    logger = getattr(module, "logger", None)
-    if logger is None:
-        import logging
-
-        logger = logging.getLogger("snakemake")
-    return logger

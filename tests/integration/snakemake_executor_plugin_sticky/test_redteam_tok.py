@@ -25,7 +25,7 @@ import pytest
 
 from tests.conftest import WORKFLOWS
 
-from .test_redteam25c import FULL, compare
+from .test_redteam25c import all_cases, assert_as_classified, runs
 
 pytestmark = pytest.mark.integration
 
@@ -51,27 +51,13 @@ KNOWN = {  # still differ, by design, in these modes; each in docs/sticky.md's k
 }
 
 
-def all_cases() -> list[str]:
-    return sorted(p.name for p in CASES.iterdir() if (p / "case.json").is_file())
-
-
-def selected() -> list[tuple[str, str]]:
-    if FULL:
-        return [(case, mode) for case in all_cases() for mode in ("fork", "direct")]
-    return sorted(FIXED.items())
-
-
-@pytest.mark.parametrize(("case", "mode"), selected())
+@pytest.mark.parametrize(("case", "mode"), runs(CASES, FIXED))
 def test_tokenizer_red_team_case_matches_local(case, mode, tmp_path):
-    found = compare(case, mode, tmp_path, CASES)
-    if mode in KNOWN.get(case, ((), ""))[0]:
-        assert found, f"{case} ({mode}) now matches local: remove it from KNOWN and the docs"
-        return
-    assert not found, f"{case} ({mode}) differs from --executor local:\n" + "\n".join(found)
+    assert_as_classified(case, mode, tmp_path, CASES, KNOWN)
 
 
 def test_every_case_is_classified_and_the_known_ones_are_documented():
-    cases = set(all_cases())
+    cases = set(all_cases(CASES))
     assert len(cases) == 18
     assert set(FIXED) <= cases and set(KNOWN) <= cases and not set(FIXED) & set(KNOWN)
     docs = (Path(__file__).parents[3] / "docs" / "sticky.md").read_text()
