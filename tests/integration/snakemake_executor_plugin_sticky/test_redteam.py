@@ -57,6 +57,14 @@ DIRECT_LIMITS.update(BOTH_LIMITS)
 FORK_LIMITS: dict[str, str] = dict(BOTH_LIMITS)
 """Known fork-mode differences (docs/sticky.md): not asserted."""
 
+LOCAL_RACES = {
+    "torch_distributed_init": "terminate called without an active exception",
+}
+"""Cases whose fresh interpreter sometimes dies at exit, after the script finished (a gloo
+process group never destroyed: its threads meet C++'s static destructors, an abort seen once in
+CI on 2026-12-05). Both outcomes are a fresh run's; where ``--executor local`` printed the
+signature, the case is compared on the jobs local finished, and the sticky run must fail none."""
+
 
 def template_groups(suite: Any = rt) -> dict[str, int]:
     """Each distinct template body of ``suite`` (a cases module), numbered."""
@@ -172,6 +180,12 @@ def differences(
     local, sticky = observed(runs["local"], suite), observed(runs[mode], suite)
     differing = []
     for name in suite.CASES:
+        if name in LOCAL_RACES and LOCAL_RACES[name] in error_context(runs["local"], name):
+            print(f"{mode}: {name}: local's interpreter aborted at exit; finished jobs compared")
+            if not sticky[name].get("failed") and all(
+                sticky[name]["files"].get(f) == data for f, data in local[name]["files"].items()
+            ):
+                continue
         if name not in limits and local[name] != sticky[name]:
             differing.append(
                 f"{name}: {first_difference(local[name], sticky[name])}\n"
