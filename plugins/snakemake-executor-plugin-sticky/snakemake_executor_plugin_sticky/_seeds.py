@@ -70,6 +70,34 @@ GENERATORS = (
 )
 
 
+_WATCHED = tuple(
+    sorted(
+        {name for g in GENERATORS for name in g.modules}
+        | {"random", "numpy.random", "numpy.random.bit_generator", "torch"}
+    )
+)
+"""The modules whose functions :class:`SeedWatch` wraps (generators, makers, torch's threads)."""
+
+
+_KINDS = tuple(
+    (
+        g,
+        (
+            *((attr, "seed") for attr in g.seed),
+            *((attr, "os") for attr in g.os_seed),
+            (g.set_state, "set"),
+            (g.get_state, "get"),
+        ),
+    )
+    for g in GENERATORS
+)
+"""Each generator with its functions to wrap and what a call to each does."""
+
+
+def _initializing(module: Optional[ModuleType]) -> bool:
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
+
+
 def _module(generator: Generator) -> Optional[ModuleType]:
     return sys.modules.get(generator.modules[0])
 
@@ -89,6 +117,13 @@ class SeedWatch:
         self._read: list[tuple[str, Any, bool]] = []  # states read: generator, state, fixed
         self._torch_seed: Optional[int] = None  # torch.initial_seed() after the last call
         self._patched: list[tuple[ModuleType, str, Any, Any]] = []
+        self._done: set[tuple[int, str]] = set()  # (id of module or class, attribute) patched
+        self._final: dict[str, ModuleType] = {}
+        """Watched modules a pass saw after they finished importing: an import after which a
+        module is the same object adds nothing to wrap there (every import runs a pass, tens
+        of thousands while a model library loads)."""
+        self._all_final: Optional[tuple[Optional[ModuleType], ...]] = None
+        """``sys.modules``' watched entries when every one of them was final."""
         self._saved_import: Any = None
         self._active = False
         self.torch_threads: Optional[int] = None
@@ -123,18 +158,27 @@ class SeedWatch:
             if getattr(module, attr, None) is wrapper:
                 setattr(module, attr, original)
         self._patched.clear()
+        self._done.clear()
+        self._final.clear()
+        self._all_final = None
         self.seeded = {name for name, fixed in self._fixed.items() if fixed}
 
     def _patch_loaded(self) -> None:
-        done = {(id(m), a) for m, a, _, _ in self._patched}
+        present = tuple(map(sys.modules.get, _WATCHED))
+        if present == self._all_final:
+            return
+        final = self._final
+        todo = {
+            name: module
+            for name, module in zip(_WATCHED, present, strict=True)
+            if module is not None and final.get(name) is not module
+        }
+        done = self._done
         self._patch_makers(done)
         self._patch_torch_threads(done)
-        for generator in GENERATORS:
-            kinds = [(attr, "seed") for attr in generator.seed]
-            kinds += [(attr, "os") for attr in generator.os_seed]
-            kinds += [(generator.set_state, "set"), (generator.get_state, "get")]
+        for generator, kinds in _KINDS:
             for name in generator.modules:
-                module = sys.modules.get(name)
+                module = todo.get(name)
                 if module is None:
                     continue
                 if generator.name == "torch" and self._torch_seed is None:
@@ -147,6 +191,9 @@ class SeedWatch:
                     setattr(module, attr, wrapper)
                     self._patched.append((module, attr, original, wrapper))
                     done.add((id(module), attr))
+        final.update((name, module) for name, module in todo.items() if not _initializing(module))
+        if all(module is None or final.get(name) is module for name, module in todo.items()):
+            self._all_final = present
 
     def _patch_torch_threads(self, done: set[tuple[int, str]]) -> None:
         torch = sys.modules.get("torch")

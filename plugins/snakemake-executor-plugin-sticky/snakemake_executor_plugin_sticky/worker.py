@@ -250,8 +250,9 @@ class Worker:
         building = inv.template not in self.holder.states
         if building:  # the files a build writes: not any concurrent job's (checkpoints)
             _audit.start_build(inv.workdir or os.getcwd())
+        seeds = SeedWatch()  # which generators the template seeds (_seeds): while it builds
         try:
-            with SeedWatch() as seeds:  # which generators the template seeds (_seeds)
+            with seeds if building else contextlib.nullcontext(seeds):
                 _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
             if building:

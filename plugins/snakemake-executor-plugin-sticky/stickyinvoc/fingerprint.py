@@ -85,6 +85,10 @@ class Fingerprint:
         self._tag_index: dict[str, int] = {}
         self._loaded_tag: Optional[tuple[Any, int]] = None
         """sys.modules' own version tag when it was last scanned."""
+        self._loaded: dict[str, Any] = {}
+        """sys.modules as it was when it was last scanned: where its tag moved but its
+        entries are the same objects (a module swapped in and back, as direct mode does with
+        ``__main__``), one comparison in C tells that nothing was replaced or added."""
         self._baseline(list(sys.modules.items()))
         self._saved_import: Any = None
         self._depth = 0
@@ -206,6 +210,7 @@ class Fingerprint:
             self._baseline(new)
         self.registries = read_registries()
         self._loaded_tag = None
+        self._loaded = dict(loaded)
 
     def stop_watching(self) -> None:
         if self._saved_import is not None:
@@ -223,6 +228,9 @@ class Fingerprint:
         # if its own version tag moved (a module added, removed or replaced), and the module
         # dicts' tags are read in one C-level pass (without tags, every dict is compared).
         loaded_moved = self._loaded_tag is None or not _unchanged(self._loaded_tag)
+        if loaded_moved and loaded == self._loaded:  # modules compare by identity
+            loaded_moved = False
+            self._loaded_tag = None if _TAG is None else _tag_now(loaded)
         replaced: set[str] = set()
         if loaded_moved:
             replaced = {
@@ -258,9 +266,9 @@ class Fingerprint:
             new = loaded.keys() - self.modules.keys()
             if new:
                 self._baseline([(name, loaded[name]) for name in new if name in loaded])
+            self._loaded = dict(loaded)
             if _TAG is not None:
-                view = _TAG(loaded)
-                self._loaded_tag = (view, view.value)
+                self._loaded_tag = _tag_now(loaded)
         return found
 
     def _retag(self, name: str) -> None:
@@ -282,6 +290,11 @@ class Fingerprint:
         if now == values:
             return []
         return [name for name, a, b in zip(names, now, values, strict=True) if a != b]
+
+
+def _tag_now(d: dict[str, Any]) -> tuple[Any, int]:
+    view = _TAG(d)  # type: ignore[misc]
+    return (view, view.value)
 
 
 def _unchanged(entry: Optional[tuple[Any, int]]) -> bool:

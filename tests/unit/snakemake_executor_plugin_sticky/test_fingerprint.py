@@ -278,3 +278,28 @@ def test_rebase_takes_the_process_as_it_is_now_as_a_new_fingerprint_would(module
         assert "added fp_probe_new.VALUE" in found
     finally:
         del sys.modules["fp_probe_new"]
+
+
+def test_a_module_swapped_in_and_back_is_no_change_and_a_replacement_after_it_is(module):
+    """Direct mode puts the script's ``__main__`` in sys.modules and back around every
+    invocation: its entries are then the same objects (one comparison, no scan), which must
+    not hide a module a later invocation replaces or adds."""
+    fp = Fingerprint()
+    assert fp.changes() == []
+    main = sys.modules["__main__"]
+    for _ in range(2):
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        sys.modules["__main__"] = main
+        assert fp.changes() == []
+    try:
+        sys.modules["fp_probe_lib"] = types.ModuleType("fp_probe_lib")
+        assert fp.changes() == ["sys.modules['fp_probe_lib'] replaced"]
+    finally:
+        sys.modules["fp_probe_lib"] = module
+    sys.modules["fp_probe_added"] = types.ModuleType("fp_probe_added")
+    try:
+        assert fp.changes() == []  # a new module is taken in, as its import leaves it
+        sys.modules["fp_probe_added"].VALUE = 1
+        assert fp.changes() == ["added fp_probe_added.VALUE"]
+    finally:
+        del sys.modules["fp_probe_added"]

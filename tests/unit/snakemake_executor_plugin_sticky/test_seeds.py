@@ -220,3 +220,37 @@ def test_numpy_generator_objects_made_from_the_os_however_made_are_reseeded(make
     import numpy.random.bit_generator as entropy
 
     assert entropy.randbits.__module__ != SeedWatch.__module__  # put back after the build
+
+
+def test_a_watched_module_is_looked_at_until_its_import_finished(monkeypatch):
+    """Each import runs a pass over the watched modules (tens of thousands while a model
+    library loads); a module whose import finished is skipped until it is replaced, one still
+    importing is looked at again: its seeders may appear after its last nested import."""
+    from snakemake_executor_plugin_sticky import _seeds
+
+    fake = _seeds.Generator("fakegen", ("fakegen",), ("seed",), (), "get", "set", "seed")
+    kinds = (("seed", "seed"), ("set", "set"), ("get", "get"))
+    monkeypatch.setattr(_seeds, "GENERATORS", (fake,))
+    monkeypatch.setattr(_seeds, "_KINDS", ((fake, kinds),))
+    monkeypatch.setattr(_seeds, "_WATCHED", ("fakegen",))
+    spec = importlib.machinery.ModuleSpec("fakegen", None)
+    spec._initializing = True  # type: ignore[attr-defined]
+    module = type(sys)("fakegen")
+    module.__spec__ = spec
+    monkeypatch.setitem(sys.modules, "fakegen", module)
+    with SeedWatch() as watch:
+        module.seed = lambda value=None: None  # defined after the module's nested imports
+        exec("import json", {})  # an import ends: a pass
+        assert module.seed.__name__ == "watched"
+        spec._initializing = False  # type: ignore[attr-defined]
+        exec("import json", {})  # the pass that finds its import finished
+        module.get = lambda: 1
+        exec("import json", {})  # final and the same object: not looked at again
+        assert module.get.__name__ == "<lambda>"
+        replacement = type(sys)("fakegen")
+        replacement.seed = lambda value=None: None
+        monkeypatch.setitem(sys.modules, "fakegen", replacement)
+        exec("import json", {})  # a new module under the name: looked at
+        assert replacement.seed.__name__ == "watched"
+        replacement.seed(3)
+    assert watch.seeded == {"fakegen"}
