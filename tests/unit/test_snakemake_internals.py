@@ -324,3 +324,74 @@ def test_the_round_selector_is_written_against_the_installed_snakemake():
     }
     assert found == _rounds.KNOWN_SOURCES
     assert _rounds.replaceable(object.__new__(JobScheduler))
+
+
+# ---- the aggregating job's prepare (quick_pipe_lookups) ------------------------------------
+
+
+def test_the_quick_pipe_lookups_are_written_against_the_installed_snakemake():
+    from snakemake.jobs import Job
+
+    found = {name: compat.source_digest(getattr(Job, name)) for name in compat.JOB_SOURCES}
+    assert found == compat.JOB_SOURCES
+
+
+class _Dependency:
+    def __init__(self, name, pipes=()):
+        self.name, self.pipe_or_service_output = name, set(pipes)
+
+
+class _PreparingJob:
+    """What Snakemake 9.27.1's Job.prepare asks (its comprehension over the inputs) and its
+    is_pipe_or_service_input, verbatim."""
+
+    def __init__(self, dag, inputs):
+        self.dag, self.input = dag, inputs
+
+    async def prepare(self):
+        return {f for f in self.input if self.is_pipe_or_service_input(f)}
+
+    def is_pipe_or_service_input(self, path) -> bool:
+        for dep, files in self.dag.dependencies[self].items():
+            if path in files:
+                return path in dep.pipe_or_service_output
+        return False
+
+
+@pytest.mark.parametrize("n", [3, 200])
+def test_quick_pipe_lookups_answer_as_the_walk_does(monkeypatch, n):
+    """Few or many dependencies; a file two dependencies hold (the first decides, as the walk
+    stops there), pipes, and an input no dependency holds."""
+    import asyncio
+    import random
+
+    rng = random.Random(n)
+    deps = {}
+    for i in range(n):
+        files = {f"f{i}", f"f{rng.randrange(n)}"}
+        deps[_Dependency(f"d{i}", {f for f in files if rng.random() < 0.3})] = files
+    inputs = [f"f{i}" for i in range(n)] + ["source.txt"]
+
+    class Job(_PreparingJob):
+        pass
+
+    job = Job(SimpleNamespace(), inputs)
+    job.dag.dependencies = {job: deps}
+    expected = asyncio.run(_PreparingJob.prepare(job))
+    sources = {name: compat.source_digest(getattr(Job, name)) for name in compat.JOB_SOURCES}
+    monkeypatch.setattr(compat, "JOB_SOURCES", sources)
+    assert compat.quick_pipe_lookups(Job)
+    assert compat.quick_pipe_lookups(Job)  # installed once
+    assert asyncio.run(Job.prepare(job)) == expected
+    assert expected or n == 3
+    outside = [f for f in inputs if Job.is_pipe_or_service_input(job, f)]  # not preparing
+    assert set(outside) == expected
+
+
+def test_quick_pipe_lookups_leave_another_snakemake_alone(monkeypatch):
+    class Job(_PreparingJob):
+        pass
+
+    original = Job.prepare
+    assert not compat.quick_pipe_lookups(Job)  # its sources are not 9.27.1's
+    assert Job.prepare is original

@@ -46,6 +46,7 @@ from ._snakemake_compat import (
     needrun_jobs,
     prepare_job,
     progress_counts,
+    quick_pipe_lookups,
     quiet_wakeups,
     rule_location,
     terminal_stream_handler,
@@ -82,6 +83,7 @@ class Executor(RealExecutor):
 
     def _start(self) -> None:
         check_snakemake(self.workflow)
+        quick_pipe_lookups()  # an aggregating job's prepare: linear, not quadratic
         self.settings: ExecutorSettings = self.workflow.executor_settings or ExecutorSettings()
         _check_settings(self.settings)
         self.hybrid = hybrid()
