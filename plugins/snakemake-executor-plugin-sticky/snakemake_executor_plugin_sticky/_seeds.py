@@ -21,6 +21,7 @@ by its ``initial_seed()``. Not seen: a seed computed per process (``os.getpid()`
 
 import builtins
 import gc
+import operator
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -165,7 +166,8 @@ class SeedWatch:
 
     def _patch_loaded(self) -> None:
         present = tuple(map(sys.modules.get, _WATCHED))
-        if present == self._all_final:
+        final_now = self._all_final
+        if final_now is not None and all(map(operator.is_, present, final_now)):
             return
         final = self._final
         todo = {

@@ -83,6 +83,8 @@ class Fingerprint:
         self._tag_lists: Optional[tuple[list[str], list[Any], list[int]]] = None
         """``tags`` as parallel lists (names, views, values), rebuilt when a module is added."""
         self._tag_index: dict[str, int] = {}
+        self._gather: Optional[_Gather] = None
+        """``tags`` read in one numpy gather, where numpy is loaded (built with ``_tag_lists``)."""
         self._loaded_tag: Optional[tuple[Any, int]] = None
         """sys.modules' own version tag when it was last scanned."""
         self._loaded: dict[str, Any] = {}
@@ -228,7 +230,7 @@ class Fingerprint:
         # if its own version tag moved (a module added, removed or replaced), and the module
         # dicts' tags are read in one C-level pass (without tags, every dict is compared).
         loaded_moved = self._loaded_tag is None or not _unchanged(self._loaded_tag)
-        if loaded_moved and loaded == self._loaded:  # modules compare by identity
+        if loaded_moved and _same_entries(loaded, self._loaded):
             loaded_moved = False
             self._loaded_tag = None if _TAG is None else _tag_now(loaded)
         replaced: set[str] = set()
@@ -276,7 +278,10 @@ class Fingerprint:
         view = self.tags[name][0]
         self.tags[name] = (view, view.value)
         if self._tag_lists is not None:
-            self._tag_lists[2][self._tag_index[name]] = view.value
+            index = self._tag_index[name]
+            self._tag_lists[2][index] = view.value
+            if self._gather is not None:
+                self._gather.baseline[index] = view.value
 
     def _moved(self) -> list[str]:
         """Names of the modules whose dict's version tag moved since it last matched."""
@@ -285,11 +290,73 @@ class Fingerprint:
             views = [self.tags[n][0] for n in names]
             self._tag_lists = (names, views, [self.tags[n][1] for n in names])
             self._tag_index = {name: i for i, name in enumerate(names)}
+            self._gather = _Gather.of(self._tag_lists)
         names, views, values = self._tag_lists
+        if self._gather is not None:
+            return [names[i] for i in self._gather.moved()]
         now = list(map(_VALUE, views))
         if now == values:
             return []
         return [name for name, a, b in zip(names, now, values, strict=True) if a != b]
+
+
+class _Memory:
+    """``span`` 8-byte words from ``address``, read-only, as numpy's array interface."""
+
+    def __init__(self, address: int, span: int) -> None:
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": (span,),
+            "typestr": ("<" if sys.byteorder == "little" else ">") + "u8",  # native
+            "data": (address, True),
+        }
+
+
+class _Gather:
+    """The module dicts' version tags read in one numpy gather instead of one ctypes read
+    each (about 10 us instead of 0.4-1 ms for 3,000 modules, once per invocation). numpy is
+    used only where the process has loaded it already: importing it here would change the
+    process being compared. A read-only numpy view spans the addresses from the lowest tag to
+    the highest (virtual: nothing is copied or mapped); only the tags' own addresses are read,
+    those of dicts kept alive by the fingerprint (each module and its dict), as the ctypes
+    views read them one by one; it is used only if its first read equals theirs."""
+
+    def __init__(self, np: Any, lowest: int, span: int, offsets: Any, baseline: Any) -> None:
+        self.np, self.offsets, self.baseline = np, offsets, baseline
+        memory = _Memory(lowest, span)  # no ctypes array type: ctypes caches every length
+        self.view = np.asarray(memory)
+
+    @classmethod
+    def of(cls, lists: tuple[list[str], list[Any], list[int]]) -> "Optional[_Gather]":
+        np = sys.modules.get("numpy")
+        _, views, values = lists
+        if np is None or not views or not hasattr(np, "asarray"):
+            return None
+        try:
+            addresses = [ctypes.addressof(v) for v in views]
+            lowest = min(addresses)
+            offsets = np.array([(a - lowest) // 8 for a in addresses], dtype=np.intp)
+            baseline = np.array(values, dtype=np.uint64)
+            gather = cls(np, lowest, (max(addresses) - lowest) // 8 + 1, offsets, baseline)
+            read_one_by_one = np.array([v.value for v in views], dtype=np.uint64)
+            if not np.array_equal(gather.view[offsets], read_one_by_one):
+                return None  # the gather does not read what the views read: use them
+            return gather
+        except Exception:  # noqa: BLE001 - an unexpected numpy or address layout: ctypes
+            return None
+
+    def moved(self) -> Any:
+        """Indexes (into the tag lists) of the tags that differ from the baseline."""
+        return self.np.flatnonzero(self.view[self.offsets] != self.baseline)
+
+
+def _same_entries(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two ``sys.modules`` copies hold the same objects, compared in C (modules
+    compare by identity; an entry whose ``==`` raises counts as a difference)."""
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an object in sys.modules with its own __eq__
+        return False
 
 
 def _tag_now(d: dict[str, Any]) -> tuple[Any, int]:

@@ -303,3 +303,40 @@ def test_a_module_swapped_in_and_back_is_no_change_and_a_replacement_after_it_is
         assert fp.changes() == ["added fp_probe_added.VALUE"]
     finally:
         del sys.modules["fp_probe_added"]
+
+
+def test_an_object_in_sys_modules_whose_comparison_raises_is_no_failure():
+    class Odd:
+        def __eq__(self, other):
+            raise ValueError("ambiguous")
+
+        __hash__ = object.__hash__
+
+    fp = Fingerprint()
+    sys.modules["fp_odd_entry"] = Odd()
+    try:
+        assert fp.changes() == []  # not a module: taken in, never compared
+        sys.modules["fp_odd_entry"] = Odd()  # the copies are compared: its == raises
+        assert fp.changes() == []
+    finally:
+        del sys.modules["fp_odd_entry"]
+
+
+@pytest.mark.parametrize("gathered", [True, False])
+def test_the_tags_read_in_one_gather_or_one_by_one_see_the_same_changes(
+    module, monkeypatch, gathered
+):
+    """With numpy loaded (and only then) the module dicts' tags are read in one gather."""
+    import numpy  # noqa: F401 - loaded, as in a template that uses it
+
+    if not gathered:
+        monkeypatch.setitem(sys.modules, "numpy", None)
+    fp = Fingerprint()
+    assert fp.changes() == []
+    assert (fp._gather is not None) == gathered
+    module.SETTING = 2
+    assert fp.changes() == ["rebound fp_probe_lib.SETTING"]
+    module.SETTING = 1  # written back as it was: no change, and the tag is taken again
+    assert fp.changes() == []
+    module.SETTING = 3
+    assert fp.changes() == ["rebound fp_probe_lib.SETTING"]
