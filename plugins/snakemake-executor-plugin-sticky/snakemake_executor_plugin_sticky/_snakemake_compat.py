@@ -20,10 +20,8 @@ other module off Snakemake's internals.
 """
 
 import contextvars
-import hashlib
 import importlib
 import importlib.metadata
-import inspect
 import os
 import sys
 import threading
@@ -34,6 +32,8 @@ from typing import Any, Optional
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from snakemake_interface_common.exceptions import WorkflowError
+
+from snakemake_scheduler_plugin_incremental._rounds import source_digest  # the same digests
 
 SUPPORTED = ">=9.20,<10"
 """The Snakemake versions the sticky executor supports (tested: 9.27.1)."""
@@ -557,14 +557,6 @@ _MANY_DEPENDENCIES = 64
 _PIPE_LOOKUP: "contextvars.ContextVar[Optional[tuple[Any, dict[Any, Any]]]]" = (
     contextvars.ContextVar("sticky_pipe_lookup", default=None)
 )
-
-
-def source_digest(function: Any) -> str:
-    try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
-        return ""
-    return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
 def quick_pipe_lookups(job_class: Any = None) -> bool:
