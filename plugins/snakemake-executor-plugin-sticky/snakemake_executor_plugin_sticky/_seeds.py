@@ -193,8 +193,9 @@ class SeedWatch:
                     setattr(module, attr, wrapper)
                     self._patched.append((module, attr, original, wrapper))
                     done.add((id(module), attr))
-        final.update((name, module) for name, module in todo.items() if not _initializing(module))
-        if all(module is None or final.get(name) is module for name, module in todo.items()):
+        importing = [name for name, module in todo.items() if _initializing(module)]
+        final.update((name, module) for name, module in todo.items() if name not in importing)
+        if not importing:
             self._all_final = present
 
     def _patch_torch_threads(self, done: set[tuple[int, str]]) -> None:
