@@ -67,6 +67,19 @@ VARIANTS: dict[str, tuple[str, list[str], bool]] = {
         ["--executor", "sticky", "--scheduler", "incremental"],
         True,
     ),
+    # Snakemake's own schedule loop kept (the plugin goes on with it otherwise,
+    # snakemake_scheduler_plugin_incremental._rounds.RoundLoop): the comparison for the loop.
+    "sticky+incremental+snakemake-loop": (
+        STICKY,
+        [
+            "--executor",
+            "sticky",
+            "--scheduler",
+            "incremental",
+            "--scheduler-incremental-snakemake-loop",
+        ],
+        False,
+    ),
     # Snakemake's own per-round selection step kept (the plugin takes it over otherwise,
     # snakemake_scheduler_plugin_incremental._rounds): the comparison for that step.
     "sticky+incremental+snakemake-rounds": (

@@ -395,3 +395,39 @@ def test_quick_pipe_lookups_leave_another_snakemake_alone(monkeypatch):
     original = Job.prepare
     assert not compat.quick_pipe_lookups(Job)  # its sources are not 9.27.1's
     assert Job.prepare is original
+
+
+def test_the_schedule_loop_and_every_user_of_the_ready_set_are_pinned():
+    """_rounds.RoundLoop goes on with JobScheduler.schedule's loop and relies on every change
+    to the DAG's ready set going through a set method its TrackedReadySet sees: the loop and
+    every function of the installed Snakemake that mentions ``_ready_jobs`` (found in its
+    sources, so a new one fails here) are pinned by digest (DAG.__init__ creates the set,
+    before the loop replaces it)."""
+    import snakemake
+    import snakemake.api  # noqa: F401 (import order)
+    from snakemake.dag import DAG
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    from snakemake_scheduler_plugin_incremental import _rounds
+
+    root = Path(snakemake.__file__).parent
+    users = set()
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text()
+        if "_ready_jobs" not in source:
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        if "_ready_jobs" in (ast.get_source_segment(source, item) or ""):
+                            users.add(f"{node.name}.{item.name}")
+    assert users - {"DAG.__init__"} == set(_rounds.LOOP_SOURCES) - {"JobScheduler.schedule"}
+    owners = {"JobScheduler": JobScheduler, "DAG": DAG}
+    found = {
+        name: _rounds.source_digest(
+            _rounds._function(owners[name.split(".")[0]], name.split(".")[1])
+        )
+        for name in _rounds.LOOP_SOURCES
+    }
+    assert found == _rounds.LOOP_SOURCES

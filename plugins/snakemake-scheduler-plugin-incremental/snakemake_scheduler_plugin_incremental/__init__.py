@@ -37,6 +37,15 @@ class SchedulerSettings(SchedulerSettingsBase):
             "it was written against).",
         },
     )
+    snakemake_loop: bool = field(
+        default=False,
+        metadata={
+            "help": "Keep Snakemake's own schedule loop, which copies the ready jobs and "
+            "resets each of them in every round (the plugin otherwise goes on with the loop "
+            "from its second selecting round, working on the jobs that became ready only, "
+            "on the Snakemake it was written against).",
+        },
+    )
 
 
 class Scheduler(SchedulerBase):
@@ -57,8 +66,10 @@ class Scheduler(SchedulerBase):
 
     On stock Snakemake 9.27.1 the plugin also takes over the scheduler's per-round selection
     step (:mod:`._rounds`: validation, input sizes and the list of remaining jobs for the
-    jobs that became ready only), from its second round on; on another Snakemake that step
-    stays Snakemake's.
+    jobs that became ready only), from its second round on, and from the round after that
+    goes on with Snakemake's schedule loop itself (``_rounds.RoundLoop``), which then reports
+    the new ready jobs as the patched Snakemake does; on another Snakemake both stay
+    Snakemake's.
     """
 
     def __post_init__(self) -> None:
@@ -79,6 +90,12 @@ class Scheduler(SchedulerBase):
         may end before it selects)."""
         self._reporting = True
         self._became_ready.update(jobs)
+
+    def reports_ended(self) -> None:
+        """The reports of :meth:`jobs_became_ready` stop (``_rounds`` handed its loop back to
+        Snakemake's): from the next round the ready set is compared with the queues again."""
+        self._reporting = False
+        self._became_ready = set()
 
     def dag_updated(self) -> None:
         # Priorities may have changed: queue everything afresh on the next round.
@@ -133,9 +150,12 @@ class Scheduler(SchedulerBase):
         scheduler = getattr(workflow, "scheduler", None)
         if scheduler is None or getattr(scheduler, "_scheduler", None) is not self:
             return False
-        installed = _rounds.install(scheduler)
+        keep_loop = bool(getattr(self.settings, "snakemake_loop", False))
+        installed = _rounds.install(scheduler, loop=not keep_loop)
+        loop = installed and getattr(scheduler.job_selector, "loop", False)
         self.logger.debug(
-            f"scheduler incremental: per-round selection step taken over: {installed}"
+            f"scheduler incremental: per-round selection step taken over: {installed}; "
+            f"the schedule loop from the next round: {loop}"
         )
         return installed
 

@@ -17,6 +17,20 @@ The rate limit (``--max-jobs-per-timespan``) is applied as Snakemake applies it.
 items 1 and 2 of the patch proposed upstream (upstream/snakemake), done from the plugin: it is
 installed only on the Snakemake whose ``job_selector`` and ``update_input_sizes`` it was
 written against (their source's digest), and the scheduler stays Snakemake's own otherwise.
+
+What is left per round is in ``JobScheduler.schedule``'s loop itself: it copies the DAG's
+ready set twice (``set(list(...))``) and resets the params and resources of every ready job
+(a no-op after a job's first round) before every selection: O(ready jobs) per round, about
+0.3 us per ready job per round while 150,000 are ready (docs/scale.md). A plugin cannot
+replace that loop while it runs, so :class:`RoundLoop` goes on with it from inside the
+selection: on the first round :class:`RoundSelector` selects in, it starts the selected jobs
+as the loop would and runs the following rounds itself, each as Snakemake's loop runs it
+except that it works on the DAG's ready set itself (no copy) and on the jobs added to it
+since the last round (:class:`TrackedReadySet` records them: the remaining item of the
+upstream patch, ``take_newly_ready``). When the run ends or stops (all jobs done, an error,
+a kill), it hands the round back to Snakemake's loop with nothing selected, and Snakemake's
+own code ends the run, as it would have. Entered only on the Snakemake whose ``schedule``
+and whose every function touching the ready set it was written against.
 """
 
 import asyncio
@@ -25,6 +39,7 @@ import inspect
 import logging
 import sys
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import filterfalse
 from typing import Any
 
@@ -38,6 +53,22 @@ KNOWN_SOURCES = {
 """Digests (sha256 of ``inspect.getsource``, 16 hex digits) of the methods replaced, as in
 Snakemake 9.27.1; ``tests/unit/test_snakemake_internals.py`` checks them against the installed
 Snakemake."""
+
+LOOP_SOURCES = {
+    "JobScheduler.schedule": "9f32db93a39bd96f",
+    "JobScheduler._handle_error": "255b52a98a346275",
+    "DAG.ready_jobs": "ec3031bd36438f88",
+    "DAG.update_needrun": "2cc7fc0714165cf3",
+    "DAG.update_ready": "1d3a023d4b85a70c",
+    "DAG.register_running": "ce7f26a4defeb2c3",
+    "DAG.finish": "f857623aad45c08c",
+    "DAG.delete_job": "1b3a6f4a0bd8eda1",
+}
+"""What :class:`RoundLoop` mirrors (``schedule``) and every function of Snakemake 9.27.1 that
+touches the DAG's ready set (``_ready_jobs``: each changes it through ``add``, ``update``,
+``remove``, ``clear`` or ``-=``, which :class:`TrackedReadySet` sees), with their digests;
+``tests/unit/test_snakemake_internals.py`` checks them, and that no other function of the
+installed Snakemake mentions ``_ready_jobs``."""
 
 
 def source_digest(function: Any) -> str:
@@ -56,14 +87,41 @@ def replaceable(scheduler: Any) -> bool:
     )
 
 
-def install(scheduler: Any) -> bool:
+def install(scheduler: Any, loop: bool = True) -> bool:
     """Replace ``scheduler.job_selector`` (this instance's only) by a :class:`RoundSelector`;
-    False, and nothing changed, where its Snakemake is not the one it was written against."""
+    False, and nothing changed, where its Snakemake is not the one it was written against.
+    ``loop``: let it go on with the schedule loop (:class:`RoundLoop`) where that loop and
+    the ready set's users are the ones it was written against."""
     if isinstance(getattr(scheduler, "job_selector", None), RoundSelector):
         return True
     if not replaceable(scheduler):
         return False
-    scheduler.job_selector = RoundSelector(scheduler)
+    selector = RoundSelector(scheduler)
+    selector.loop = loop and loop_replaceable(scheduler)
+    scheduler.job_selector = selector
+    return True
+
+
+def _function(owner: Any, name: str) -> Any:
+    found = getattr(owner, name, None)
+    return found.fget if isinstance(found, property) else found
+
+
+def loop_replaceable(scheduler: Any) -> bool:
+    """Whether :class:`RoundLoop` may go on with ``scheduler``'s schedule loop: the loop and
+    every function touching the DAG's ready set are the ones it was written against, the DAG's
+    ready set is a plain set, and the run is one whose rounds select (not a dry run, no
+    ``--subsample``)."""
+    dag = getattr(getattr(scheduler, "workflow", None), "dag", None)
+    if getattr(scheduler, "dryrun", True) or getattr(scheduler, "subsample", None):
+        return False
+    if type(getattr(dag, "_ready_jobs", None)) is not set:
+        return False
+    owners = {"JobScheduler": type(scheduler), "DAG": type(dag)}
+    for qualified, digest in LOOP_SOURCES.items():
+        owner, name = qualified.split(".")
+        if source_digest(_function(owners[owner], name)) != digest:
+            return False
     return True
 
 
@@ -79,18 +137,50 @@ class RoundSelector:
         self.seen: set[Any] = set()
         """Ready jobs validated and sized already."""
         self.pruned_at = 0
+        self.loop = False
+        """Whether to go on with the schedule loop (:class:`RoundLoop`) from the next call."""
+        self.told = False
+        """Whether every job that enters the ready set is in ``new`` (in :class:`RoundLoop`),
+        so that the scheduler plugin can be told about them (its ``jobs_became_ready``)."""
 
     def __call__(self, jobs: Any) -> Any:
-        s = self.scheduler
         ready = jobs if isinstance(jobs, (set, frozenset)) else set(jobs)
         new = ready - self.seen  # C speed: a set difference
+        if new and len(self.seen) > 2 * len(ready) + self.prune_at:
+            self.seen &= ready  # left the ready set: a job that comes back is new again
+        self.seen |= new
+        selected = self.select(jobs, new)
+        if not self.loop:
+            return selected
+        # Go on with Snakemake's loop from here (once), then hand this round back with
+        # nothing selected: Snakemake's loop sees the end (or the stop) and handles it.
+        self.loop = False
+        _SNAKEMAKE_LOG.debug("scheduler incremental: the schedule loop goes on from this round")
+        RoundLoop(self.scheduler, self).run(selected)
+        _SNAKEMAKE_LOG.debug("scheduler incremental: the schedule loop handed back")
+        # Should Snakemake's loop select again (it does not on 9.27.1: it hands back only what
+        # ends or stops the run), every ready job is new to this step, and the plugin no
+        # longer hears of every job that becomes ready.
+        self.told = False
+        self.seen.clear()
+        ended = getattr(self.scheduler._scheduler, "reports_ended", None)
+        if ended is not None:
+            ended()
+        self.scheduler._open_jobs.release()  # the wake-up RoundLoop took to see the end
+        return set()
+
+    def select(self, jobs: Any, new: Any) -> Any:
+        """Snakemake's ``job_selector`` for the ready ``jobs`` of which ``new`` became ready
+        since the last round (validated and sized here; the scheduler plugin told, if it
+        listens: ``jobs_became_ready``)."""
+        s = self.scheduler
         for job in new:
             s.validate_job(job)
         if new:
-            s.workflow.async_run(self.size_inputs(new, ready))
-            if len(self.seen) > 2 * len(ready) + self.prune_at:
-                self.seen &= ready  # left the ready set: a job that comes back is new again
-            self.seen |= new
+            s.workflow.async_run(self.size_inputs(new, jobs))
+        became_ready = getattr(s._scheduler, "jobs_became_ready", None) if self.told else None
+        if became_ready is not None:
+            became_ready(new)
 
         def run_selector(job_selector: Any) -> Any:
             with s._lock:
@@ -160,3 +250,174 @@ class RemainingJobs(Sequence[Any]):
 
     def __contains__(self, job: object) -> bool:
         return job in self._get()
+
+
+class TrackedReadySet(set[Any]):
+    """The DAG's ready set, recording every job added to it (by ``add``, ``update``, ``|=``
+    or a symmetric difference: whatever Snakemake's code calls) until :meth:`take_added`.
+    Removals need no record: a round intersects what was added with what is still ready."""
+
+    __slots__ = ("_added",)
+
+    def __init__(self, jobs: Any = ()) -> None:
+        super().__init__(jobs)
+        self._added: set[Any] = set()
+
+    def add(self, job: Any) -> None:
+        set.add(self, job)
+        self._added.add(job)
+
+    def update(self, *others: Any) -> None:
+        for other in others:
+            jobs = other if isinstance(other, (set, frozenset)) else list(other)
+            set.update(self, jobs)
+            self._added.update(jobs)
+
+    def __ior__(self, other: AbstractSet[Any]) -> "TrackedReadySet":  # type: ignore[misc]
+        if not isinstance(other, (set, frozenset)):
+            return NotImplemented
+        self.update(other)
+        return self
+
+    def symmetric_difference_update(self, other: Any) -> None:
+        jobs = set(other)
+        self._added.update(jobs - self)
+        set.symmetric_difference_update(self, jobs)
+
+    def __ixor__(self, other: AbstractSet[Any]) -> "TrackedReadySet":  # type: ignore[misc]
+        if not isinstance(other, (set, frozenset)):
+            return NotImplemented
+        self.symmetric_difference_update(other)
+        return self
+
+    def take_added(self) -> set[Any]:
+        """The jobs added since the last call (some may have left again), forgotten here."""
+        added, self._added = self._added, set()
+        return added
+
+
+class RoundLoop:
+    """The rest of ``JobScheduler.schedule``'s loop (Snakemake 9.27.1), run from inside a
+    selection (see the module). Each round is Snakemake's, in its order, with three
+    differences: the DAG's ready set itself stands for the copy (it changes only in this
+    thread, in ``_finish_jobs``, ``_error_jobs`` and ``register_running``, as in Snakemake),
+    only the jobs added to it since the last round are reset, validated and sized (a job's
+    reset and validation are no-ops after its first round), and the round hands back to
+    Snakemake's loop instead of ending the run, stopping it or erroring out."""
+
+    def __init__(self, scheduler: Any, selector: RoundSelector) -> None:
+        self.scheduler = scheduler
+        self.selector = selector
+        dag = scheduler.workflow.dag
+        self.ready = TrackedReadySet(dag._ready_jobs)
+        dag._ready_jobs = self.ready
+        selector.told = True
+
+    def run(self, run: Any) -> None:
+        """Start ``run`` (the current round's selection), then go on round after round until
+        one is for Snakemake's loop to handle (the run ends or stops); that round's wake-up is
+        taken: the caller gives it back."""
+        while True:
+            self.start(run)
+            run = self.next_round()
+            if run is None:
+                return
+
+    def next_round(self) -> Any:
+        """Wait for a wake-up, then what Snakemake's loop does up to the selection; None
+        where the round ends the run, stops it, or reports an error (Snakemake's loop does
+        that, seeing the same state: it changes only in this thread)."""
+        s = self.scheduler
+        dag = s.workflow.dag
+        while True:
+            if dag.queue_input_jobs:
+                s.update_queue_input_jobs()
+            s._open_jobs.acquire()
+            with s._lock:
+                s._finish_jobs()
+                s._error_jobs()
+                ready = dag._ready_jobs
+                running = bool(s.running)
+                errors = s._errors
+                executor_error = s._executor_error
+                user_kill = s._user_kill
+            if ready is not self.ready:
+                return None  # replaced (not by Snakemake 9.27.1): Snakemake's loop goes on
+            if user_kill or (not s.keepgoing and errors) or executor_error:
+                return None
+            if not ready:
+                if (
+                    not running or s.workflow.remote_execution_settings.immediate_submit
+                ) and not dag.has_unfinished_queue_input_jobs():
+                    return None  # the end of the run
+                if dag.has_unfinished_queue_input_jobs():
+                    _SNAKEMAKE_LOG.info("Waiting for queue input...")
+                    s._schedule_reevalutation(s.workflow.execution_settings.queue_input_wait_time)
+                continue
+            new = self.ready.take_added() & ready
+            for job in new:
+                job.reset_params_and_resources()
+            if _SNAKEMAKE_LOG.isEnabledFor(logging.DEBUG):
+                _SNAKEMAKE_LOG.debug(f"Resources before job selection: {s.resources}")
+                _SNAKEMAKE_LOG.debug(f"Ready jobs: {len(ready)}")
+            if not s._last_job_selection_empty:
+                _SNAKEMAKE_LOG.info("Select jobs to execute...")
+            run = self.selector.select(ready, new)
+            s._last_job_selection_empty = not run
+            if _SNAKEMAKE_LOG.isEnabledFor(logging.DEBUG):
+                _SNAKEMAKE_LOG.debug(f"Selected jobs: {len(run)}")
+                _SNAKEMAKE_LOG.debug(f"Resources after job selection: {s.resources}")
+            return run
+
+    def start(self, run: Any) -> None:
+        """What Snakemake's loop does with a round's selection (not a dry run)."""
+        from snakemake.settings.types import SharedFSUsage
+        from snakemake_interface_logger_plugins.common import LogEvent
+
+        s = self.scheduler
+        workflow = s.workflow
+        with s._lock:
+            s.running.update(run)
+            workflow.dag.register_running(set(run))
+        if run:
+            _SNAKEMAKE_LOG.info(
+                f"Execute {len(run)} jobs...",
+                extra=dict(event=LogEvent.JOB_STARTED, jobs=[j.jobid for j in run]),
+            )
+            local_runjobs = [job for job in run if job.is_local]
+            runjobs = [job for job in run if not job.is_local]
+            if local_runjobs:
+                if workflow.remote_execution_settings.immediate_submit:
+                    _SNAKEMAKE_LOG.warning(
+                        "The following local rules cannot run when the "
+                        "--immediate-submit flag is specified. Skipping: "
+                        f"{', '.join(j.name for j in local_runjobs)}."
+                    )
+                else:
+                    if not s.touch and not workflow.subprocess_exec:
+                        workflow.async_run(
+                            workflow.dag.retrieve_storage_inputs(
+                                jobs=local_runjobs, also_missing_internal=True
+                            )
+                        )
+                    s.run(local_runjobs, executor=s._local_executor or s._executor)
+            if runjobs:
+                is_shared_fs = (
+                    SharedFSUsage.STORAGE_LOCAL_COPIES in workflow.storage_settings.shared_fs_usage
+                )
+                if (workflow.is_main_process and is_shared_fs) or (
+                    not is_shared_fs and workflow.remote_exec
+                ):
+                    workflow.async_run(
+                        workflow.dag.retrieve_storage_inputs(
+                            jobs=runjobs, also_missing_internal=True
+                        )
+                    )
+                s.run(runjobs)
+        if s._run_performed is None or s._run_performed:
+            if s.running:
+                _SNAKEMAKE_LOG.debug("Waiting for running jobs to complete.")
+            else:
+                _SNAKEMAKE_LOG.debug("Waiting for more resources.")
+        if s.job_rate_limiter is not None:
+            s._schedule_reevalutation(s.job_rate_limiter.timespan)

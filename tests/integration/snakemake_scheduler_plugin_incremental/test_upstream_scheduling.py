@@ -28,7 +28,14 @@ CASES = {
     "test_pipes2": (2, []),
     "test_pipes_multiple": (5, []),
     "test01": (3, ["--max-jobs-per-timespan", "2/1s"]),
+    # a job that fails twice and is retried (each retry re-enters the ready set), checkpoints
+    # (jobs added to the DAG while the run goes on): the loop's other ways in (_rounds)
+    "test_retries": (3, []),
+    "test_checkpoints": (3, []),
+    "test_checkpoints_many": (3, []),
 }
+LOOP_ENTERED = "scheduler incremental: the schedule loop goes on from this round"
+LOOP_HANDED_BACK = "scheduler incremental: the schedule loop handed back"
 
 
 def run_upstream(
@@ -96,6 +103,77 @@ def test_snakemake_scheduling_workflow_passes(tmp_path, name, patched):
     assert check_expected_results(run, name) > 0
     if name == "test_github_issue3913":
         assert check_issue3913_threads(run.workdir) == 4  # prepare, 2 x do_something, final
+    # On the installed Snakemake the plugin goes on with its schedule loop (from the second
+    # round that selects) and hands the end back; the patched one keeps its own loop.
+    entered = name != "test_retries"  # one job, one round
+    assert (LOOP_ENTERED in run.output) == (entered and not patched), name
+    assert (LOOP_HANDED_BACK in run.output) == (LOOP_ENTERED in run.output)
+
+
+RETRIES = """
+rule all:
+    input: expand("out/{i}.txt", i=range(6))
+rule make:
+    output: "out/{i}.txt"
+    retries: RETRIES
+    shell:
+        "mkdir -p tries; n=$(cat tries/{wildcards.i} 2>/dev/null || echo 0); "
+        "echo $((n + 1)) > tries/{wildcards.i}; "
+        "if [ {wildcards.i} = 4 ] && [ $n -lt 2 ]; then exit 1; fi; echo {wildcards.i} > {output}"
+"""
+
+
+@pytest.mark.parametrize("scheduler", ["incremental", "greedy"])
+@pytest.mark.parametrize("retries", [2, 1])
+def test_retried_jobs_reenter_the_plugins_loop(tmp_path, scheduler, retries):
+    """A job fails twice, one job at a time: with two retries it is restarted (back in the
+    ready set, seen by the plugin's loop) and the run succeeds; with one the run fails, as
+    with Snakemake's greedy scheduler and its own loop. (Snakemake's own test_retries runs a
+    single job in one round: the plugin's loop never starts there.)"""
+    (tmp_path / "Snakefile").write_text(RETRIES.replace("RETRIES", str(retries)))
+    proc = subprocess.run(
+        snakemake_command("--scheduler", scheduler, "--verbose", executor="local", cores=1),
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert output.count("Trying to restart job") == retries, output[-3000:]
+    assert (tmp_path / "tries" / "4").read_text().strip() == str(retries + 1)
+    assert (proc.returncode == 0) == (retries == 2), output[-3000:]
+    assert (tmp_path / "out" / "4.txt").exists() == (retries == 2)
+    if retries == 2:
+        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+            f"{i}.txt" for i in range(6)
+        ]
+    assert (LOOP_ENTERED in output) == (scheduler == "incremental")
+    assert (LOOP_HANDED_BACK in output) == (scheduler == "incremental")
+
+
+KEEP_GOING = """
+rule all:
+    input: expand("out/{i}.txt", i=range(12))
+rule make:
+    output: "out/{i}.txt"
+    shell: "if [ {wildcards.i} = 3 ]; then exit 1; fi; echo {wildcards.i} > {output}"
+"""
+
+
+@pytest.mark.parametrize("scheduler", ["incremental", "greedy"])
+def test_keep_going_runs_every_other_job_in_the_plugins_loop(tmp_path, scheduler):
+    """A job fails early with --keep-going: the plugin's loop goes on with the other jobs
+    (errors do not hand back while it keeps going), and the run fails at its end, as with
+    Snakemake's greedy scheduler and its own loop."""
+    (tmp_path / "Snakefile").write_text(KEEP_GOING)
+    proc = subprocess.run(
+        snakemake_command(
+            "--scheduler", scheduler, "--keep-going", "--verbose", executor="local", cores=1
+        ),
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output[-3000:]
+    made = sorted(int(p.stem) for p in (tmp_path / "out").glob("*.txt"))
+    assert made == [i for i in range(12) if i != 3]
+    assert (LOOP_ENTERED in output) == (scheduler == "incremental")
 
 
 # Snakemake's group-job tests (tests/tests.py). Its run(cluster="./qsub") submits through the

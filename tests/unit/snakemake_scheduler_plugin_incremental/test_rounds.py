@@ -155,3 +155,62 @@ def test_sizes_of_jobs_that_left_the_ready_set_are_pruned_when_the_table_doubles
         select({_Job(f"j{i}", f"in/{i}")})
     assert len(s._input_sizes) <= 8
     assert _Path(f"in/{n - 1}") in s._input_sizes
+
+
+# ---- the schedule loop's ready set (TrackedReadySet) and when the loop may run ------------
+
+
+def test_the_tracked_ready_set_records_every_way_a_job_is_added():
+    ready = _rounds.TrackedReadySet({"old"})
+    ready.add("a")
+    ready.update(job for job in ["b", "c"])  # a generator, as DAG.update_ready passes
+    ready |= {"d"}
+    ready ^= {"e", "old"}  # adds e, removes old
+    ready.update({"f"}, ["g"])
+    assert ready == {"a", "b", "c", "d", "e", "f", "g"}
+    assert ready.take_added() == {"a", "b", "c", "d", "e", "f", "g"}
+    assert ready.take_added() == set()  # taken
+
+
+def test_removals_keep_the_tracked_set_and_record_nothing():
+    """DAG.register_running's ``-=`` rebinds the attribute to the result: the same object."""
+    ready = _rounds.TrackedReadySet({"a", "b", "c"})
+    same = ready
+    ready -= {"a"}
+    ready.remove("b")
+    ready.discard("x")
+    assert ready is same and ready == {"c"} and ready.take_added() == set()
+    ready.clear()
+    ready.add("b")  # came back: added again
+    assert ready.take_added() == {"b"}
+    assert type(ready - {"b"}) is set  # derived sets are plain: only the DAG's own records
+
+
+def _loop_scheduler(**changes):
+    """A JobScheduler (not started) over a DAG class carrying Snakemake's DAG methods that
+    touch the ready set: what loop_replaceable looks at."""
+    import snakemake.api  # noqa: F401 (Snakemake's modules import in this order)
+    from snakemake.dag import DAG
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    scheduler = object.__new__(JobScheduler)
+    users = [name.split(".")[1] for name in _rounds.LOOP_SOURCES if name.startswith("DAG.")]
+    dag = type("DAG", (), {name: DAG.__dict__[name] for name in users})()
+    dag._ready_jobs = set()
+    scheduler.workflow = SimpleNamespace(dag=dag)
+    scheduler.dryrun, scheduler.subsample = False, None
+    for name, value in changes.items():
+        setattr(scheduler, name, value)
+    return scheduler
+
+
+def test_the_loop_runs_only_where_it_was_written_for():
+    assert _rounds.loop_replaceable(_loop_scheduler())
+    assert not _rounds.loop_replaceable(_loop_scheduler(dryrun=True))
+    assert not _rounds.loop_replaceable(_loop_scheduler(subsample=10))
+    other = _loop_scheduler()
+    other.workflow.dag._ready_jobs = _rounds.TrackedReadySet()  # not Snakemake's plain set
+    assert not _rounds.loop_replaceable(other)
+    changed = _loop_scheduler()
+    type(changed.workflow.dag).finish = lambda self, job: None  # another Snakemake's DAG.finish
+    assert not _rounds.loop_replaceable(changed)

@@ -171,6 +171,19 @@ def test_jobs_that_left_the_ready_set_are_not_selected_and_restarts_are():
     assert s.select_jobs(set(), [], {"_cores": 2}, {}) == []
 
 
+def test_after_the_reports_end_the_ready_set_is_compared_again():
+    """While jobs_became_ready reports every new job, equal sizes of queues and ready set mean
+    equal sets; once the reports end (reports_ended: _rounds handed its loop back), a job that
+    became ready unreported is found, even where another left the ready set unselected."""
+    a, b, c = (FakeJob(n, p, {"_cores": 1}) for n, p in [("a", 3), ("b", 2), ("c", 1)])
+    s = incremental()
+    s.jobs_became_ready({a, b})
+    assert s.select_jobs({a, b}, [], {"_cores": 0}, {}) == []  # both queued, none fits
+    s.reports_ended()
+    # b left unselected, c arrived unreported: sizes are equal, the sets are not.
+    assert s.select_jobs({a, c}, [], {"_cores": 2}, {}) == [a, c]
+
+
 def test_non_integer_resources_fall_back_to_greedy():
     jobs = {FakeJob("x", 0, {"_cores": 1, "mem": "4 GB"})}
     assert incremental().select_jobs(jobs, [], {"_cores": 2, "mem": 100}, {}) is None
