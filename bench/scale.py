@@ -7,6 +7,10 @@ Variants, interleaved at each size so machine noise hits all alike, ``-j 2``:
 - ``sticky+greedy``: the same with Snakemake's greedy scheduler (what the profiles used);
 - ``threads+greedy``: the strongest baseline a user would pick, Snakemake's local executor
   running trivial ``run:`` jobs in threads (``--force-use-threads``), greedy scheduler;
+- ``sticky+incremental+snakemake-loop``: ``sticky+incremental`` keeping Snakemake's own
+  schedule loop (``--scheduler-incremental-snakemake-loop``; the plugin runs the loop itself
+  otherwise), and ``sticky+incremental+snakemake-rounds`` keeping its per-round selection
+  step too: the comparisons for those two takeovers;
 - ``sticky+incremental+patch`` (with ``--upstream-patch``): ``sticky+incremental`` on a
   Snakemake whose job scheduler carries the patch proposed upstream
   (``upstream/snakemake/scheduling-per-round.patch``, applied in the benchmark's process

@@ -49,6 +49,13 @@ def incremental_rounds(run: SnakemakeRun) -> list[str]:
     return rounds.read_text().split() if rounds.exists() else []
 
 
+def assert_loop_ran(run: SnakemakeRun) -> None:
+    """On the installed Snakemake (9.27.1) the plugin ran the schedule loop itself from its
+    second selecting round and handed the end back (_rounds.RoundLoop; --verbose logs it)."""
+    assert "scheduler incremental: the schedule loop goes on from this round" in run.output
+    assert "scheduler incremental: the schedule loop handed back" in run.output
+
+
 def outputs(workdir: Path) -> dict[str, bytes]:
     """Every file the workflow wrote (not Snakemake's, nor the record of where jobs ran)."""
     skip = (".snakemake", "where", "logs", "rounds.txt")
@@ -71,6 +78,7 @@ def test_profile_local_runs_with_the_incremental_scheduler(workflow, run_snakema
     assert "scheduler incremental: falling back" not in run.output
     rounds = incremental_rounds(run)
     assert rounds and set(rounds) == {"selected"}, rounds
+    assert_loop_ran(run)
     assert "sticky: 12 invocations (0 failed)" in run.output
     for name in ["summary.txt", "shell.txt", "run.txt", "plain_script.txt"]:
         assert (local_wd / name).read_bytes() == (sticky_wd / name).read_bytes()
@@ -94,6 +102,7 @@ def test_profile_slurm_sticky_runs_with_the_incremental_scheduler(workflow, run_
     assert "scheduler incremental: falling back" not in run.output
     rounds = incremental_rounds(run)
     assert rounds and set(rounds) == {"selected"}, rounds
+    assert_loop_ran(run)
     produced = outputs(wd)
     assert produced == outputs(local) and "gathered.txt" in produced
 
