@@ -28,8 +28,8 @@ CASES = {
     "test_pipes2": (2, []),
     "test_pipes_multiple": (5, []),
     "test01": (3, ["--max-jobs-per-timespan", "2/1s"]),
-    # a job that fails twice and is retried (each retry re-enters the ready set), checkpoints
-    # (jobs added to the DAG while the run goes on): the loop's other ways in (_rounds)
+    # Snakemake's retries test (one job: its run ends in the first round, before the plugin's
+    # loop would start) and checkpoints (jobs added to the DAG while the loop runs)
     "test_retries": (3, []),
     "test_checkpoints": (3, []),
     "test_checkpoints_many": (3, []),
