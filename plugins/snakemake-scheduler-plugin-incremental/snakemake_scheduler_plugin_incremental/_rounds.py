@@ -111,7 +111,7 @@ def loop_replaceable(scheduler: Any) -> bool:
     """Whether :class:`RoundLoop` may go on with ``scheduler``'s schedule loop: the loop and
     every function touching the DAG's ready set are the ones it was written against, the DAG's
     ready set is a plain set, and the run is one whose rounds select (not a dry run, no
-    ``--subsample``)."""
+    ``--scheduler-subsample``)."""
     dag = getattr(getattr(scheduler, "workflow", None), "dag", None)
     if getattr(scheduler, "dryrun", True) or getattr(scheduler, "subsample", None):
         return False
