@@ -423,11 +423,4 @@ def test_the_schedule_loop_and_every_user_of_the_ready_set_are_pinned():
                         if "_ready_jobs" in (ast.get_source_segment(source, item) or ""):
                             users.add(f"{node.name}.{item.name}")
     assert users - {"DAG.__init__"} == set(_rounds.LOOP_SOURCES) - {"JobScheduler.schedule"}
-    owners = {"JobScheduler": JobScheduler, "DAG": DAG}
-    found = {
-        name: _rounds.source_digest(
-            _rounds._function(owners[name.split(".")[0]], name.split(".")[1])
-        )
-        for name in _rounds.LOOP_SOURCES
-    }
-    assert found == _rounds.LOOP_SOURCES
+    assert _rounds.loop_digests(JobScheduler, DAG) == _rounds.LOOP_SOURCES

@@ -117,12 +117,18 @@ def loop_replaceable(scheduler: Any) -> bool:
         return False
     if type(getattr(dag, "_ready_jobs", None)) is not set:
         return False
-    owners = {"JobScheduler": type(scheduler), "DAG": type(dag)}
-    for qualified, digest in LOOP_SOURCES.items():
+    return loop_digests(type(scheduler), type(dag)) == LOOP_SOURCES
+
+
+def loop_digests(job_scheduler: type, dag: type) -> dict[str, str]:
+    """The digests of :data:`LOOP_SOURCES`' functions in these ``JobScheduler`` and ``DAG``
+    classes."""
+    owners = {"JobScheduler": job_scheduler, "DAG": dag}
+    found = {}
+    for qualified in LOOP_SOURCES:
         owner, name = qualified.split(".")
-        if source_digest(_function(owners[owner], name)) != digest:
-            return False
-    return True
+        found[qualified] = source_digest(_function(owners[owner], name))
+    return found
 
 
 class RoundSelector:
@@ -306,8 +312,13 @@ class RoundLoop:
     Snakemake's loop instead of ending the run, stopping it or erroring out."""
 
     def __init__(self, scheduler: Any, selector: RoundSelector) -> None:
+        from snakemake.settings.types import SharedFSUsage
+        from snakemake_interface_logger_plugins.common import LogEvent
+
         self.scheduler = scheduler
         self.selector = selector
+        self._local_copies = SharedFSUsage.STORAGE_LOCAL_COPIES
+        self._job_started = LogEvent.JOB_STARTED
         dag = scheduler.workflow.dag
         self.ready = TrackedReadySet(dag._ready_jobs)
         dag._ready_jobs = self.ready
@@ -346,11 +357,12 @@ class RoundLoop:
             if user_kill or (not s.keepgoing and errors) or executor_error:
                 return None
             if not ready:
+                queued = dag.has_unfinished_queue_input_jobs()
                 if (
                     not running or s.workflow.remote_execution_settings.immediate_submit
-                ) and not dag.has_unfinished_queue_input_jobs():
+                ) and not queued:
                     return None  # the end of the run
-                if dag.has_unfinished_queue_input_jobs():
+                if queued:
                     _SNAKEMAKE_LOG.info("Waiting for queue input...")
                     s._schedule_reevalutation(s.workflow.execution_settings.queue_input_wait_time)
                 continue
@@ -371,9 +383,6 @@ class RoundLoop:
 
     def start(self, run: Any) -> None:
         """What Snakemake's loop does with a round's selection (not a dry run)."""
-        from snakemake.settings.types import SharedFSUsage
-        from snakemake_interface_logger_plugins.common import LogEvent
-
         s = self.scheduler
         workflow = s.workflow
         with s._lock:
@@ -382,7 +391,7 @@ class RoundLoop:
         if run:
             _SNAKEMAKE_LOG.info(
                 f"Execute {len(run)} jobs...",
-                extra=dict(event=LogEvent.JOB_STARTED, jobs=[j.jobid for j in run]),
+                extra=dict(event=self._job_started, jobs=[j.jobid for j in run]),
             )
             local_runjobs = [job for job in run if job.is_local]
             runjobs = [job for job in run if not job.is_local]
@@ -402,9 +411,7 @@ class RoundLoop:
                         )
                     s.run(local_runjobs, executor=s._local_executor or s._executor)
             if runjobs:
-                is_shared_fs = (
-                    SharedFSUsage.STORAGE_LOCAL_COPIES in workflow.storage_settings.shared_fs_usage
-                )
+                is_shared_fs = self._local_copies in workflow.storage_settings.shared_fs_usage
                 if (workflow.is_main_process and is_shared_fs) or (
                     not is_shared_fs and workflow.remote_exec
                 ):

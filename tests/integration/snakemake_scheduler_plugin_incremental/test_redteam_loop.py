@@ -25,9 +25,11 @@ JOB = re.compile(r"^\s*(?:local)?(?:rule|checkpoint) (\S+):$")
 def _run(case: Path, workdir: Path, scheduler: str) -> dict:
     shutil.copytree(case, workdir)
     spec = json.loads((case / "case.json").read_text())
-    cmd = snakemake_command(*spec["args"], "--scheduler", scheduler, executor="local", cores=1)
-    cmd.remove("--cores")  # the case's own --cores stands
-    cmd.remove("1")
+    args = list(spec["args"])
+    at = args.index("--cores")  # every case names its cores
+    cores = int(args[at + 1])
+    del args[at : at + 2]
+    cmd = snakemake_command(*args, "--scheduler", scheduler, executor="local", cores=cores)
     proc = subprocess.run(
         cmd, cwd=workdir, capture_output=True, text=True, timeout=spec.get("timeout", 90) + 60
     )
