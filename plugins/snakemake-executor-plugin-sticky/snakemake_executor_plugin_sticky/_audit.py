@@ -74,6 +74,9 @@ class WriteWatch:
             ignored.append(os.environ["DISTEA_TRACE"])
         self.ignored_outside = [os.path.realpath(p) for p in ignored] + ignored
         self.seen: dict[str, bool] = {}  # path -> whether it existed before its first write
+        self.imports: list[str] = []
+        """The modules imported while watched, in order (the ``import`` audit event: raised
+        only for a module not in ``sys.modules`` yet, also where its import then fails)."""
 
     def note(self, path: Any, event: str = "open") -> None:
         if isinstance(path, int):
@@ -129,6 +132,9 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         return
     if event == "sys.addaudithook":  # raised to the hooks already there, ours first
         _hooks_added += 1
+        return
+    if event == "import":
+        watch.imports.append(args[0])
         return
     if event == "open":
         path, mode, flags = (tuple(args) + (None, None, None))[:3]

@@ -62,13 +62,15 @@ def _futures(kind: str) -> Any:
 
 @dataclass
 class ExitScope:
-    """What the process held before an invocation, per registry (all empty in a fork child
-    after :func:`forget_inherited`)."""
+    """What the process held before an invocation, per registry (in a fork child, after
+    :func:`forget_inherited`, only the template's finalize objects: :meth:`forked`)."""
 
     threads: set[threading.Thread] = field(default_factory=set)
     mp_finalizers: set[Any] = field(default_factory=set)
     mp_children: set[int] = field(default_factory=set)
-    finalizers: set[int] = field(default_factory=set)
+    finalize_after: int = -1
+    """``weakref.finalize`` objects up to this index (their creation order) were there before
+    the invocation: the template's, never finalised by its exit."""
     handlers: set[int] = field(default_factory=set)
 
     @classmethod
@@ -78,15 +80,33 @@ class ExitScope:
             threads=set(threading.enumerate()),
             mp_finalizers=set(util._finalizer_registry) if util is not None else set(),
             mp_children=set(map(id, process._children)) if process is not None else set(),
-            finalizers=set(map(id, weakref.finalize._registry)),  # type: ignore[attr-defined]
+            finalize_after=newest_finalizer(),
             handlers=set(map(id, logging._handlerList)),  # type: ignore[attr-defined]
         )
+
+    @classmethod
+    def forked(cls) -> "ExitScope":
+        """In a fork child: every other registry was emptied (:func:`forget_inherited`); the
+        template's finalize objects stay registered, as they must while the child holds
+        their objects, and this scope leaves them out of the child's exit."""
+        return cls(finalize_after=newest_finalizer())
+
+
+def newest_finalizer() -> int:
+    """The index of the newest live ``weakref.finalize`` object (-1: none). The registry is a
+    dict in creation order, so only its last entry is looked at: in a forked child, reading
+    all of them would write to each one's reference count and copy its page."""
+    registry = weakref.finalize._registry  # type: ignore[attr-defined]
+    for f in reversed(registry):
+        return int(registry[f].index)
+    return -1
 
 
 def forget_inherited() -> None:
     """In a child just forked from the template process: drop the parent's entries from every
     per-process exit registry, as ``multiprocessing`` does in the children it forks, so that
-    the child's exit never finalises, joins or terminates what belongs to the template."""
+    the child's exit never finalises, joins or terminates what belongs to the template (its
+    ``weakref.finalize`` objects are left out by :meth:`ExitScope.forked` instead)."""
     atexit._clear()
     util, process = _mp_util(), _mp_process()
     if process is not None:
@@ -94,8 +114,6 @@ def forget_inherited() -> None:
     if util is not None:
         util._finalizer_registry.clear()
         util._run_after_forkers()
-    for info in weakref.finalize._registry.values():  # type: ignore[attr-defined]
-        info.atexit = False
     thread_pools = _futures("thread")
     if thread_pools is not None:
         thread_pools._threads_queues.clear()
@@ -271,12 +289,18 @@ def _shut_process_pools(threads: list[threading.Thread]) -> None:
 def _run_finalize_objects(scope: ExitScope) -> None:
     """``weakref.finalize._exitfunc`` for the invocation's finalize objects, newest first."""
     registry = weakref.finalize._registry  # type: ignore[attr-defined]
-    pending = [
-        (info.index, f)
-        for f, info in list(registry.items())
-        if id(f) not in scope.finalizers and info.atexit
-    ]
-    for _, f in sorted(pending, key=lambda entry: entry[0], reverse=True):
+    try:
+        pending = []
+        for f in reversed(registry):  # newest first, down to the first one that is older
+            info = registry[f]
+            if info.index <= scope.finalize_after:
+                break
+            if info.atexit:
+                pending.append(f)
+    except RuntimeError:  # the registry changed while read (a thread the script left running)
+        entries = sorted(list(registry.items()), key=lambda entry: entry[1].index, reverse=True)
+        pending = [f for f, i in entries if i.index > scope.finalize_after and i.atexit]
+    for f in pending:
         try:
             f()
         except Exception:  # noqa: BLE001

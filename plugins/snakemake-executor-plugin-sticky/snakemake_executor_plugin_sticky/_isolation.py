@@ -69,7 +69,7 @@ from . import _audit
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
 from ._preamble import PREAMBLE
-from ._prefault import PageLog
+from ._prefault import PageLog, collapse_anonymous
 from ._seeds import Seeds
 from ._shell_prefix import PrefixEffects
 from ._shell_prefix import apply as apply_prefix
@@ -265,7 +265,7 @@ def _has_ended(pid: int, signalled: bool) -> bool:
         return True
 
 
-def _become_invocation_process() -> None:
+def _become_invocation_process(die_with_parent: Optional[Callable[[], Any]]) -> None:
     """In a child just forked from the template process: lead a process group of its own
     (what the script starts in the background outlives the invocation, as under ``--executor
     local``; the worker's supervisor kills this group only when the worker is lost), die with
@@ -274,7 +274,8 @@ def _become_invocation_process() -> None:
         os.setpgid(0, 0)
     except OSError:
         pass
-    _die_with_parent()
+    if die_with_parent is not None:
+        die_with_parent()
     forget_inherited()
 
 
@@ -329,14 +330,16 @@ def _foreign_wait(proc: Any, timeout: Optional[float] = None) -> int:
         time.sleep(0.02)
 
 
-def _die_with_parent() -> None:
+def _pdeathsig_call() -> Optional[Callable[[], Any]]:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` as a call ready in the template process (a child
+    that looked up libc itself would spend 0.4 ms and copy dozens of pages); None off Linux."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    return functools.partial(prctl, 1, int(signal.SIGKILL), 0, 0, 0)
 
 
 def imported_modules(source: str) -> frozenset[str]:
@@ -358,19 +361,25 @@ def imported_modules(source: str) -> frozenset[str]:
 _TMPDIR_VARIABLES = ("TMPDIR", "TMP", "TEMPDIR", "TEMP")
 
 
-def new_libraries(loaded: frozenset[str], roots: tuple[str, ...]) -> list[str]:
-    """Installed libraries (top-level names, not the standard library's) imported since
-    ``loaded`` (the modules the template process had), as far as they are still loaded; the
-    one that brought the most modules (the costliest import, roughly) first."""
+def new_libraries(imports: list[str], roots: tuple[str, ...]) -> list[str]:
+    """Installed libraries (top-level names, not the standard library's) that ``imports``
+    (the modules imported while the script ran, :attr:`._audit.WriteWatch.imports`) brought in
+    whole, as far as they are still loaded: a library counts when its top-level module was
+    among them (a new submodule of a library the template had loaded does not); the one that
+    brought the most modules (the costliest import, roughly) first. Looks only at those
+    names: walking all of ``sys.modules`` in a forked child would write to every name's
+    reference count and so copy the pages of thousands of the template's objects."""
+    modules = sys.modules
+    new = {name for name in imports if name in modules}
     count: dict[str, int] = {}
-    for name in list(sys.modules):
+    for name in new:
         top = name.partition(".")[0]
-        if name in loaded or top in loaded or top in sys.stdlib_module_names:
-            continue
         if top in count:
             count[top] += 1
             continue
-        module = sys.modules.get(top)
+        if top not in new or top in sys.stdlib_module_names:
+            continue
+        module = modules.get(top)
         if type(module) is not types.ModuleType:
             continue  # None, a lazily loaded module, a stand-in object: never touched here
         spec = module.__dict__.get("__spec__")
@@ -445,6 +454,15 @@ def module_is_library(module: Any, roots: tuple[str, ...]) -> bool:
     return owner is not None and owner is not module and module_is_library(owner, roots)
 
 
+COLLAPSE_AFTER = 128
+"""Fork mode: after this many children of one template build, the template process's
+anonymous memory goes into huge pages (:func:`._prefault.collapse_anonymous`). Collapsing
+costs about what 80 forks save (both grow with that memory: about 0.6 s for a MiniLM worker's
+300 MB, after which each fork and its child's exit take 7 ms less CPU), so a worker pays it
+only once it has run many invocations: one running fewer never does, and one running a
+thousand gains about 6 s."""
+
+
 class Isolation:
     """Runs invocations of one worker in direct or fork mode. Created once, before any template
     is loaded, so that it knows the interpreter's pristine import path."""
@@ -478,7 +496,11 @@ class Isolation:
         self.pages = PageLog()
         """The pages the last recording child touched, populated by the next spare ahead of
         its script (:mod:`._prefault`)."""
+        self.die_with_parent = _pdeathsig_call()
         self.forked = 0
+        self.collapsed = False
+        """This template process's anonymous memory is in huge pages
+        (:func:`collapse_anonymous`)."""
         self.torch_sized = False
         """A template build sized torch's pool itself (``torch.set_num_threads``): jobs keep
         that size, as a fresh job that builds the template does."""
@@ -523,6 +545,7 @@ class Isolation:
         self.pristine = None
         self.pages.clear()
         self.forked = 0
+        self.collapsed = False
         for fd, where in _file_positions().items():
             if (fd, *where[:2]) not in self.own_files:
                 self.offsets.setdefault(fd, where)  # children move the positions they share
@@ -644,6 +667,10 @@ class Isolation:
     def _fork_spare(self) -> "_Spare":
         for stream in (sys.stdout, sys.stderr):
             _flush(stream)
+        if self.forked >= COLLAPSE_AFTER and not self.collapsed:
+            self.collapsed = True
+            self._reap(block=True)  # pages an exiting child still shares are not collapsed
+            collapse_anonymous()
         control_r, control_w = os.pipe()
         result_r, result_w = os.pipe()
         gc.freeze()  # the child's collections then skip the warm objects: fewer copied pages
@@ -662,7 +689,7 @@ class Isolation:
         it, finalise what it started, report, and leave without the parent's cleanup."""
         status = 0
         try:
-            _become_invocation_process()
+            _become_invocation_process(self.die_with_parent)
             _adopt_processes(self.processes)
             self.pages.populate(lambda: _readable(control))  # while no script is here
             payload = _receive(control, None)
@@ -674,9 +701,8 @@ class Isolation:
             script = dataclasses.replace(skeleton, code=marshal.loads(code))
             job_threads(script.snakemake, torch_too=not self.torch_sized)
             snapshot = ProcessSnapshot(self, script, in_child=True)
-            loaded = frozenset(sys.modules)
             outcome = self._execute(script, snapshot)
-            outcome.imported = new_libraries(loaded, self.library_roots)
+            outcome.imported = new_libraries(snapshot.imports, self.library_roots)
             _send(result, pickle.dumps(outcome))
             if record:  # the job is done: what the next spare populates (_prefault)
                 self.pages.record()
@@ -708,12 +734,13 @@ class Isolation:
         """Run the script (all its repeats), its writes outside its outputs and logs audited
         (:mod:`._audit`). In fork mode this runs in the child, so the child's writes are the
         ones seen, and they come back with the pickled :class:`Outcome`."""
-        _audit.start(os.getcwd(), script.snakemake)
+        watch = _audit.start(os.getcwd(), script.snakemake)
         try:
             outcome = self._execute_unaudited(script, snapshot)
         finally:
             undeclared = _audit.stop()
         outcome.undeclared_writes = undeclared
+        snapshot.imports = watch.imports
         return outcome
 
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
@@ -915,7 +942,7 @@ class ProcessSnapshot:
         self.iso, self.script, self.in_child = isolation, script, in_child
         self.pid = os.getpid()
         # A fork child starts from emptied exit registries (_exit.forget_inherited).
-        self.exit_scope = ExitScope() if in_child else ExitScope.now()
+        self.exit_scope = ExitScope.forked() if in_child else ExitScope.now()
         self.atexit: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.namespace: dict[str, Any] = {}
         self.code: Any = script.code
@@ -924,6 +951,8 @@ class ProcessSnapshot:
         self.leftover_threads: list[threading.Thread] = []
         self.logging: Optional[_LoggingState] = None
         self.tempdir: Optional[tuple[Any, Optional[str]]] = None
+        self.imports: list[str] = []
+        """The modules the invocation imported (from its audit watch, :mod:`._audit`)."""
         if in_child:
             return  # a forked child exits after the script: nothing to put back
         self.cwd = os.getcwd()

@@ -249,3 +249,68 @@ def test_a_failed_populate_leaves_the_scripts_ctypes_errno_alone() -> None:
         return str(ctypes.get_errno()).encode()
 
     assert _in_child(child) == b"0"
+
+
+def _thp_enabled() -> bool:
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return "[never]" not in f.read()
+    except OSError:
+        return False
+
+
+def test_a_long_running_fork_worker_puts_its_template_in_huge_pages(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """After ``COLLAPSE_AFTER`` children (3 here) the template process's anonymous memory is
+    collapsed into huge pages before the next fork; every child still starts from the
+    template's bytes and its writes stay its own."""
+    from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+        in_fresh_process,
+    )
+
+    seen, collapsed, huge_kib = in_fresh_process(
+        collapses_after_some_children, folder=str(tmp_path)
+    )
+    assert seen == ["b'aaaa' 64"] * 6, seen  # each child: the template's bytes, then its own
+    assert collapsed
+    if _thp_enabled():
+        assert huge_kib >= 32 * 1024, huge_kib  # the 64 MiB buffer, in 2 MiB pages
+
+
+def collapses_after_some_children(folder: str) -> tuple[list[str], bool, int]:
+    from pathlib import Path
+
+    from snakemake_executor_plugin_sticky import _isolation
+    from tests.integration.snakemake_executor_plugin_sticky.forked_worker import (
+        in_process_worker,
+        invoke_forked,
+    )
+
+    _isolation.COLLAPSE_AFTER = 3
+    tmp_path = Path(folder)
+    templates = tmp_path / "sticky_templates.py"
+    templates.write_text(
+        "from stickyinvoc import template\n"
+        "@template('buf')\n"
+        "def buf():\n    return bytearray(b'a' * (64 << 20))\n"
+    )
+    source = (
+        "import stickyinvoc\n"
+        "buf = stickyinvoc.state(snakemake)\n"
+        "first = bytes(buf[:4])\n"
+        "buf[:4] = b'bbbb'\n"
+        "open(snakemake.output[0], 'w').write(f'{first!r} {len(buf) >> 20}')\n"
+    )
+    worker = in_process_worker()
+    seen = []
+    try:
+        for i in range(6):
+            out = tmp_path / f"out{i}"
+            assert invoke_forked(worker, i, "buf", templates, source, out).ok
+            worker.isolation.idle(True)
+            seen.append(out.read_text())
+        collapsed = worker.isolation.collapsed
+    finally:
+        worker.isolation.close()
+    with open("/proc/self/smaps_rollup") as f:
+        huge = [int(line.split()[1]) for line in f if line.startswith("AnonHugePages:")]
+    return seen, collapsed, huge[0] if huge else 0

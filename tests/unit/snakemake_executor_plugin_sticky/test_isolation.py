@@ -11,6 +11,7 @@ import signal
 import sys
 import types
 import warnings
+import weakref
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import stickyinvoc._access as access
-from snakemake_executor_plugin_sticky._isolation import exit_status, imported_modules
+from snakemake_executor_plugin_sticky import _audit, _exit
+from snakemake_executor_plugin_sticky._isolation import (
+    exit_status,
+    imported_modules,
+    new_libraries,
+)
 from snakemake_executor_plugin_sticky._protocol import Invoke
 from snakemake_executor_plugin_sticky.worker import Worker
 from tests.conftest import examples
@@ -266,3 +272,62 @@ def test_imported_modules_reads_every_import_form():
     names = imported_modules("import a.b as c\nfrom d import e\nfrom . import f\nimport g\n")
     assert {"a.b", "d", "d.e", "g"} <= names and "f" not in names
     assert imported_modules("this is not python") == frozenset()
+
+
+def test_new_libraries_are_the_top_level_packages_the_script_imported_whole(tmp_path, monkeypatch):
+    """A forked child names what its script imported from the audit's ``import`` events, not
+    by walking ``sys.modules`` (which would copy the pages of the template's module names)."""
+    for name in ("rt_lib_a", "rt_lib_b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+        (tmp_path / name / "sub.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import rt_lib_b  # noqa: F401 - loaded before the watch: the "template" had it
+
+    watch = _audit.start(str(tmp_path), types.SimpleNamespace(output=[], log=[]))
+    try:
+        import json.tool  # noqa: F401 - the standard library: never reported
+
+        import rt_lib_a.sub  # noqa: F401
+        import rt_lib_b.sub  # noqa: F401 - a new submodule of a library loaded before
+
+        try:
+            import rt_lib_missing  # noqa: F401
+        except ImportError:
+            pass
+    finally:
+        _audit.stop()
+    try:
+        assert {"rt_lib_a", "rt_lib_a.sub", "rt_lib_b.sub", "rt_lib_missing"} <= set(watch.imports)
+        assert "rt_lib_b" not in watch.imports  # loaded already: no import event
+        assert new_libraries(watch.imports, (str(tmp_path),)) == ["rt_lib_a"]
+        assert new_libraries(watch.imports, ("/nowhere",)) == []  # not under a library root
+    finally:
+        for name in ("rt_lib_a", "rt_lib_a.sub", "rt_lib_b", "rt_lib_b.sub"):
+            sys.modules.pop(name, None)
+
+
+def test_the_exit_finalises_only_the_finalize_objects_made_after_its_scope():
+    """``weakref.finalize`` objects of the template (made before the scope) are never run by
+    an invocation's exit; the invocation's own with ``atexit`` set run, newest first, in a
+    scope taken in the worker (direct mode) or in a fork child (only the newest entry read)."""
+
+    class Thing:
+        pass
+
+    ran: list[str] = []
+    template = [Thing() for _ in range(3)]
+    kept = [weakref.finalize(t, ran.append, f"template{i}") for i, t in enumerate(template)]
+    for scope in (_exit.ExitScope.now(), _exit.ExitScope.forked()):
+        ran.clear()
+        job = [Thing() for _ in range(3)]
+        first = weakref.finalize(job[0], ran.append, "first")
+        quiet = weakref.finalize(job[1], ran.append, "quiet")
+        quiet.atexit = False
+        last = weakref.finalize(job[2], ran.append, "last")
+        _exit._run_finalize_objects(scope)
+        assert ran == ["last", "first"]
+        assert all(f.alive for f in kept) and quiet.alive and not first.alive and not last.alive
+        quiet.detach()
+    for f in kept:
+        f.detach()
