@@ -27,6 +27,7 @@ import logging
 import sys
 import threading
 import traceback
+import types
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -122,18 +123,29 @@ def forget_inherited() -> None:
         process_pools._threads_wakeups.clear()
 
 
+@dataclass
+class ExitResult:
+    """How the invocation's exit went."""
+
+    leftover: list[threading.Thread]
+    """Threads still running (daemon threads, or pool threads that did not end)."""
+    flush_failed: bool = False
+    """Flushing the script's ``sys.stdout`` or ``sys.stderr`` raised: a fresh interpreter then
+    exits with status 120 (CPython's ``flush_std_files``), whatever the script's status was."""
+
+
 def fresh_exit(
     scope: ExitScope,
     namespace: dict[str, Any],
     handlers: Optional[list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]],
-) -> list[threading.Thread]:
+) -> ExitResult:
     """Finalise what the invocation started, in the interpreter's order. ``handlers``: the
     ``atexit`` handlers the script registered (direct mode), or None to run this process's
-    whole ``atexit`` list (a fork child, whose list holds only the invocation's). Returns the
-    threads still running (daemon threads, or pool threads that did not end)."""
+    whole ``atexit`` list (a fork child, whose list holds only the invocation's)."""
     if handlers is None:
-        _run_threading_atexits()
-    leftover = _join_threads(scope)
+        leftover = _shutdown_threads()
+    else:
+        leftover = _join_threads(scope)
     if handlers is None:
         atexit._run_exitfuncs()
     else:
@@ -143,6 +155,9 @@ def fresh_exit(
     _multiprocessing_exit(scope)
     _close_handlers(scope)
     _cancel_watchdog()
+    flush_failed = _flush_std_files()
+    for name in ("stdin", "stdout", "stderr"):  # as finalize_modules, before any module's teardown
+        setattr(sys, name, getattr(sys, f"__{name}__", None))
     namespace.clear()
     gc.collect()
     _finish_files(close=handlers is None)
@@ -152,7 +167,61 @@ def fresh_exit(
                 stream.flush()
         except Exception:  # noqa: BLE001 - a closed or broken stream: as at exit, go on
             pass
-    return leftover
+    return ExitResult(leftover, flush_failed)
+
+
+def _flush_std_files() -> bool:
+    """CPython's ``flush_std_files`` after the ``atexit`` handlers: ``sys.stdout`` flushed (a
+    failure reported as unraisable, to ``sys.stderr``), then ``sys.stderr`` (a failure
+    silent); either failure makes the process exit with status 120. Returns whether one
+    failed."""
+    failed = False
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name, None)
+        if stream is None or _is_closed(stream):
+            continue
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - what the interpreter catches there
+            failed = True
+            if name == "stdout":
+                _write_unraisable(sys.exc_info(), stream)
+    return failed
+
+
+def _is_closed(stream: Any) -> bool:
+    try:
+        return bool(stream.closed)
+    except Exception:  # noqa: BLE001 - as CPython's file_is_closed: an unreadable flag is "open"
+        return False
+
+
+def _write_unraisable(info: Any, obj: Any) -> None:
+    """``PyErr_WriteUnraisable(obj)``: the script's own ``sys.unraisablehook`` if it set one
+    (with the same attributes; its C argument type cannot be made from Python), else the
+    default hook's text on ``sys.stderr``."""
+    etype, value, tb = info
+    tb = tb.tb_next if tb is not None else None  # from the stream's frames on, not this module's
+    hook = sys.unraisablehook
+    if hook is not sys.__unraisablehook__:
+        args = types.SimpleNamespace(
+            exc_type=etype, exc_value=value, exc_traceback=tb, err_msg=None, object=obj
+        )
+        try:
+            hook(args)
+            return
+        except Exception:  # noqa: BLE001 - a broken hook: the default text instead
+            pass
+    try:
+        text = f"Exception ignored in: {obj!r}\n"
+    except Exception:  # noqa: BLE001
+        text = "Exception ignored in: <object repr() failed>\n"
+    text += "".join(traceback.format_exception(etype, value, tb))
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - nowhere to write it: as the interpreter, go on
+        pass
 
 
 def _cancel_watchdog() -> None:
@@ -177,7 +246,9 @@ def _finish_files(close: bool) -> None:
         while layer is not None and id(layer) not in streams:
             streams.add(id(layer))
             layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
-    files = [o for o in gc.get_objects() if isinstance(o, io.IOBase)]
+    # type(), not isinstance(): isinstance asks a proxy for its __class__, which evaluates a
+    # lazy object (a LazyLoader module, a SimpleLazyObject) a fresh exit never touches.
+    files = [o for o in gc.get_objects() if issubclass(type(o), io.IOBase)]
     files.sort(key=_layer)
     for obj in files:
         try:
@@ -205,19 +276,23 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         traceback.print_exc()
 
 
-def _run_threading_atexits() -> None:
-    """A fork child: ``threading._shutdown``'s first step, every callback registered with
-    ``threading._register_atexit``, newest first (``concurrent.futures``' and loky's, which
-    tell their executors' manager threads that the interpreter exits, so that the threads
-    end and can be joined; a library's own). The child exits after: nothing needs them again.
-    (Direct mode cannot run them: they mark their library as shut down for good, in the
-    worker; it wakes the invocation's own pools instead, :func:`_shut_process_pools`.)"""
-    calls = getattr(threading, "_threading_atexits", None)
-    if not calls:
-        return
-    for fn in reversed(list(calls)):
-        _call(fn)
-    calls.clear()
+def _shutdown_threads() -> list[threading.Thread]:
+    """A fork child: ``threading._shutdown`` itself, as a fresh interpreter runs it first at
+    exit: every callback registered with ``threading._register_atexit`` (``concurrent.futures``'
+    and loky's, which tell their executors' threads that the interpreter exits), the main
+    thread marked as ended (``main_thread().is_alive()`` is False from here on, which threads
+    that wait for it see), then every non-daemon thread joined, also those started meanwhile.
+    The child exits after: nothing needs them again. (Direct mode cannot: it would mark the
+    worker's main thread and its libraries as shut down for good; :func:`_join_threads`.)
+    Returns the threads still running (daemon threads)."""
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        try:
+            shutdown()
+        except Exception:  # noqa: BLE001 - as the interpreter: print and go on
+            traceback.print_exc()
+    me = threading.current_thread()
+    return [t for t in threading.enumerate() if t is not me and t.is_alive()]
 
 
 def _join_threads(scope: ExitScope) -> list[threading.Thread]:

@@ -757,6 +757,7 @@ class Isolation:
             try:
                 exec(snapshot.code, namespace)
             except SystemExit as e:
+                snapshot.exited = True
                 status, message = exit_status(e.code)
                 code = status
                 if message is not None:  # as the interpreter does, to the script's stderr
@@ -774,7 +775,11 @@ class Isolation:
             finally:
                 snapshot.leave_script()
                 if os.getpid() != snapshot.pid:  # a child the script forked ran off its end
-                    os._exit(code)  # sys.exit(3) there: 3, as the interpreter would exit
+                    os._exit(120 if snapshot.flush_failed else code)
+            if snapshot.flush_failed:  # the interpreter's exit status then, whatever the script's
+                return Outcome(
+                    False, "script exited with status 120: flushing sys.stdout or sys.stderr failed"
+                )
             if failure is not None:
                 return Outcome(False, failure)
             seconds.append(time.perf_counter() - wall)
@@ -949,6 +954,11 @@ class ProcessSnapshot:
         """What runs: the script's code, named as the temporary script (:meth:`enter_script`)."""
         self.written: Optional[str] = None
         self.leftover_threads: list[threading.Thread] = []
+        self.flush_failed = False
+        """Flushing the script's standard streams at its exit failed: a fresh process exits
+        with status 120 then (:class:`._exit.ExitResult`)."""
+        self.exited = False
+        """The script ended with ``sys.exit`` (SystemExit)."""
         self.logging: Optional[_LoggingState] = None
         self.tempdir: Optional[tuple[Any, Optional[str]]] = None
         self.imports: list[str] = []
@@ -995,6 +1005,7 @@ class ProcessSnapshot:
     def enter_script(self) -> dict[str, Any]:
         """Make the interpreter look like a fresh ``script:`` process and return its globals."""
         script = self.script
+        self.exited = False
         if os.getcwd() != script.workdir:  # a shadow: job's folder (put back after direct runs)
             os.chdir(script.workdir)
         scripts_dir = os.path.join(script.workdir, ".snakemake", "scripts")
@@ -1067,7 +1078,13 @@ class ProcessSnapshot:
             atexit.register, atexit.unregister = _ATEXIT_REGISTER, _ATEXIT_UNREGISTER
             handlers = list(self.atexit)
             self.atexit.clear()
-        self.leftover_threads = fresh_exit(self.exit_scope, self.namespace, handlers)
+        # As CPython's _PyRun_SimpleFileObject once the file has run, before the interpreter's
+        # exit (not after sys.exit: the interpreter then exits from inside the run).
+        if not self.exited:
+            for name in ("__file__", "__cached__"):
+                self.namespace.pop(name, None)
+        ended = fresh_exit(self.exit_scope, self.namespace, handlers)
+        self.leftover_threads, self.flush_failed = ended.leftover, ended.flush_failed
         _remove_temporary_script(self.written)  # as Snakemake removes it after the script
         self.written = None
 

@@ -8,7 +8,7 @@ see the process as a fresh one would), text the output must hold.
 
 CI runs the cases in ``CI``; ``SHADHO_REDTEAM_ALL=1`` runs them all. On the first pass 26 of
 29 passed: ``joblib_loky_parallel`` hung (a fork child's exit never told loky's executor the
-interpreter exits: fixed in the sticky runtime, ``_exit._run_threading_atexits``),
+interpreter exits: fixed in the sticky runtime, now ``_exit._shutdown_threads``),
 ``unseeded_generators_dup`` replayed one ``PCG64`` stream and one ``torch.Generator`` in
 every trial (numpy's fixed in ``_seeds``; torch's amended), ``direct_inplace_state`` carried
 in-place changes from trial to trial in direct mode (a documented gap; amended). Cases whose

@@ -157,19 +157,34 @@ def observed(run: SnakemakeRun, suite: Any = rt) -> dict[str, dict[str, object]]
     return found
 
 
+def runs_of(
+    tmp_path_factory: pytest.TempPathFactory, name: str, suite: Any = rt
+) -> dict[str, SnakemakeRun]:
+    """One run of ``suite``'s workflow per mode: local, sticky forked, sticky direct."""
+    root = tmp_path_factory.mktemp(name)
+    return {mode: run(root, mode, suite) for mode in ("local", "forked", "direct")}
+
+
+def assert_matches_local(
+    runs: dict[str, SnakemakeRun], mode: str, limits: dict[str, str], suite: Any = rt
+) -> None:
+    """No traceback before the first job error, and every case of ``suite`` not in
+    ``limits`` as under ``--executor local``."""
+    assert "Traceback (most recent call last)" not in runs[mode].output.split("Error in rule")[0]
+    differing = differences(runs, mode, limits, suite)
+    assert not differing, f"{len(differing)} case(s) differ in {mode} mode:\n" + "\n".join(
+        differing
+    )
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
-    root = tmp_path_factory.mktemp("redteam")
-    return {mode: run(root, mode) for mode in ("local", "forked", "direct")}
+    return runs_of(tmp_path_factory, "redteam")
 
 
 @pytest.mark.parametrize(("mode", "limits"), [("forked", FORK_LIMITS), ("direct", DIRECT_LIMITS)])
 def test_every_red_team_case_matches_local(runs, mode, limits):
-    assert "Traceback (most recent call last)" not in runs[mode].output.split("Error in rule")[0]
-    differing = differences(runs, mode, limits)
-    assert not differing, f"{len(differing)} case(s) differ in {mode} mode:\n" + "\n".join(
-        differing
-    )
+    assert_matches_local(runs, mode, limits)
 
 
 def differences(

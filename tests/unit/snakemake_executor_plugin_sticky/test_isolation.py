@@ -331,3 +331,54 @@ def test_the_exit_finalises_only_the_finalize_objects_made_after_its_scope():
         quiet.detach()
     for f in kept:
         f.detach()
+
+
+def test_a_failing_flush_of_stdout_at_exit_is_reported_and_fails_as_status_120(monkeypatch):
+    """CPython's ``flush_std_files``: a ``sys.stdout`` whose ``flush`` fails is reported as
+    unraisable on ``sys.stderr`` (from the stream's frames on) and the exit status is 120."""
+    import io
+
+    class Tee:
+        def write(self, s: str) -> int:
+            return len(s)
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # not pytest's
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", Tee())
+    assert _exit._flush_std_files() is True
+    text = err.getvalue()
+    assert text.startswith("Exception ignored in: <") and "AttributeError" in text
+    assert "_exit.py" not in text  # not the worker's own frame
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert _exit._flush_std_files() is False
+
+
+def test_looking_for_open_files_never_evaluates_a_lazy_object():
+    """A proxy whose ``__class__`` runs code (a lazy module, a lazy object) is not asked."""
+    evaluated: list[str] = []
+
+    class Lazy:
+        @property  # type: ignore[misc]
+        def __class__(self):  # noqa: ANN204
+            evaluated.append("yes")
+            raise ImportError("evaluated")
+
+    lazy = Lazy()
+    _exit._finish_files(close=False)
+    assert evaluated == [] and lazy is not None
+
+
+def test_a_scripts_own_unraisablehook_gets_the_failed_flush(monkeypatch):
+    import io
+
+    class Broken(io.StringIO):
+        def flush(self) -> None:
+            raise OSError("gone")
+
+    seen: list[tuple[object, object]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append((u.exc_type, u.object)))
+    stream = Broken()
+    monkeypatch.setattr(sys, "stdout", stream)
+    assert _exit._flush_std_files() is True
+    assert seen == [(OSError, stream)]
