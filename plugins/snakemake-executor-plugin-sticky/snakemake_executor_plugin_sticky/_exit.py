@@ -144,11 +144,9 @@ def fresh_exit(
     whole ``atexit`` list (a fork child, whose list holds only the invocation's)."""
     if handlers is None:
         leftover = _shutdown_threads()
-    else:
-        leftover = _join_threads(scope)
-    if handlers is None:
         atexit._run_exitfuncs()
     else:
+        leftover = _join_threads(scope)
         for fn, args, kwargs in reversed(handlers):
             _call(fn, *args, **kwargs)
     _run_finalize_objects(scope)

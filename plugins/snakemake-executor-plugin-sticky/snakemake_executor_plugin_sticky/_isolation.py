@@ -75,6 +75,7 @@ from ._shell_prefix import PrefixEffects
 from ._shell_prefix import apply as apply_prefix
 from ._snakemake_compat import loaded_shell, pip_deployments_path
 from ._worker_env import THREAD_VARIABLES
+from .supervisor import die_with_parent_call
 
 ISOLATION_MODES = ("fork", "direct")
 
@@ -330,18 +331,6 @@ def _foreign_wait(proc: Any, timeout: Optional[float] = None) -> int:
         time.sleep(0.02)
 
 
-def _pdeathsig_call() -> Optional[Callable[[], Any]]:
-    """``prctl(PR_SET_PDEATHSIG, SIGKILL)`` as a call ready in the template process (a child
-    that looked up libc itself would spend 0.4 ms and copy dozens of pages); None off Linux."""
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return functools.partial(prctl, 1, int(signal.SIGKILL), 0, 0, 0)
-
-
 def imported_modules(source: str) -> frozenset[str]:
     """The module names a script's source imports (``import a.b``, ``from a import b``)."""
     try:
@@ -496,7 +485,7 @@ class Isolation:
         self.pages = PageLog()
         """The pages the last recording child touched, populated by the next spare ahead of
         its script (:mod:`._prefault`)."""
-        self.die_with_parent = _pdeathsig_call()
+        self.die_with_parent = die_with_parent_call()
         self.forked = 0
         self.collapsed = False
         """This template process's anonymous memory is in huge pages

@@ -15,7 +15,8 @@ touches are nearly the same from one invocation to the next, so:
   it still shares with the template (``madvise`` ``MADV_POPULATE_WRITE`` / ``_READ``, Linux
   5.14+), and stops as soon as its script arrives.
 
-And before the first child of a template is forked, :func:`collapse_anonymous` puts the
+And once a template has forked many children (``_isolation.COLLAPSE_AFTER``),
+:func:`collapse_anonymous` puts the
 template's private anonymous memory (the heap, arrays, the interpreter's arenas) into huge
 pages (``MADV_HUGEPAGE`` + ``MADV_COLLAPSE``, Linux 6.1+): fork copies one entry per 2 MiB
 instead of 512, and each child's exit frees as few, while a child's write still copies one
@@ -69,54 +70,57 @@ def _madvise() -> Optional[Callable[[int, int, int], int]]:
     return fn  # type: ignore[no-any-return]
 
 
+def _maps() -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, permissions, path: "" when anonymous) of each of this process's mappings."""
+    with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
+        for line in f:
+            fields = line.split(maxsplit=5)
+            if len(fields) < 5:
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            yield start, end, fields[1], fields[5].strip() if len(fields) > 5 else ""
+
+
 def _mappings() -> Iterator[tuple[int, int, bool]]:
     """(start, end, anonymous and writable) of the mappings worth populating: private
     anonymous writable ones (the heap, arrays) for writing, private file mappings (shared
     libraries, mapped model files) for reading only: a file mapping's page copied ahead would
     no longer show what a job later writes to the file (``mmap`` ``ACCESS_COPY``, numpy's
     ``memmap(mode="c")``), where a fresh process reads the file as it is."""
-    with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
-        for line in f:
-            fields = line.split(maxsplit=5)
-            if len(fields) < 5:
-                continue
-            perms = fields[1]
-            path = fields[5].strip() if len(fields) > 5 else ""
-            if perms[0] != "r" or perms[3] != "p" or path.startswith(("/dev/", "[v")):
-                continue  # shared (a write would reach the file), device memory, vdso/vvar
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            if end - start > MAX_MAPPING:
-                continue
-            if path.startswith("/"):
-                yield start, end, False
-            elif perms[1] == "w":
-                yield start, end, True
+    for start, end, perms, path in _maps():
+        if perms[0] != "r" or perms[3] != "p" or path.startswith(("/dev/", "[v")):
+            continue  # shared (a write would reach the file), device memory, vdso/vvar
+        if end - start > MAX_MAPPING:
+            continue
+        if path.startswith("/"):
+            yield start, end, False
+        elif perms[1] == "w":
+            yield start, end, True
 
 
-def collapse_anonymous(min_bytes: int = 8 * HUGE) -> int:
-    """Put this process's private anonymous writable mappings of at least ``min_bytes`` (and
-    the heap) into transparent huge pages, each mapping's whole 2 MiB-aligned span; returns
-    the bytes advised. Only the kernel's page tables change; where it refuses (THP disabled, no
-    ``MADV_COLLAPSE``) the pages stay as they are."""
+MIN_COLLAPSED = 8 * HUGE
+"""The smallest anonymous mapping :func:`collapse_anonymous` collapses (the heap: any size):
+smaller ones are mostly threads' stacks, which huge pages would only make larger."""
+
+
+def collapse_anonymous() -> int:
+    """Put this process's private anonymous writable mappings of at least
+    :data:`MIN_COLLAPSED` (and the heap) into transparent huge pages, each mapping's whole
+    2 MiB-aligned span; returns the bytes advised. Only the kernel's page tables change; where
+    it refuses (THP disabled, no ``MADV_COLLAPSE``) the pages stay as they are."""
     madvise = _madvise()
     if madvise is None or PAGE != 4096:
         return 0
-    done = 0
     try:
-        with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
-            lines = f.readlines()
+        mappings = list(_maps())
     except OSError:
         return 0
-    for line in lines:
-        fields = line.split(maxsplit=5)
-        if len(fields) < 5 or fields[1] != "rw-p":
-            continue
-        path = fields[5].strip() if len(fields) > 5 else ""
-        if path not in ("", "[heap]"):
+    done = 0
+    for start, end, perms, path in mappings:
+        if perms != "rw-p" or path not in ("", "[heap]"):
             continue  # a file's private copy, the stack, vdso: left alone
-        start, end = (int(x, 16) for x in fields[0].split("-"))
         first, last = -(-start // HUGE) * HUGE, end // HUGE * HUGE
-        if last - first < (HUGE if path else min_bytes):
+        if last - first < (HUGE if path else MIN_COLLAPSED):
             continue
         if madvise(first, last - first, MADV_HUGEPAGE) != 0:
             continue
