@@ -6,9 +6,12 @@ interpreter finalises in this order (``Py_FinalizeEx``): the exit callbacks of `
 thread; the ``atexit`` handlers, newest first (among them the standard library's own:
 ``weakref.finalize`` objects marked ``atexit``, ``multiprocessing``'s exit function, which
 runs its finalizers, terminates daemonic children and joins the others, and
-``logging.shutdown``, which flushes and closes every handler); then the modules' globals,
-``__main__``'s first, are cleared and the garbage collector runs, so objects are finalised and
-files the script left open are flushed and closed. Only then has the job ended.
+``logging.shutdown``, which flushes and closes every handler); then the modules leave
+``sys.modules``, the builtins go back to the interpreter's initial copy, the garbage collector
+runs (an unreferenced module's globals are finalised while still bound) and the globals of the
+modules still alive are cleared, newest first, so objects are finalised and files the script
+left open are flushed and closed. Only then has the job ended. (Direct mode clears the
+script's globals at once and collects them: the worker's modules stay.)
 
 :class:`ExitScope` records, before an invocation, what already exists of each of those
 per-process registries; :func:`fresh_exit` runs the sequence for what the invocation added.
@@ -21,6 +24,8 @@ a test reads the standard library's source and fails on one that is not.
 """
 
 import atexit
+import builtins
+import functools
 import gc
 import io
 import logging
@@ -29,7 +34,8 @@ import threading
 import traceback
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -136,12 +142,21 @@ class ExitResult:
 
 def fresh_exit(
     scope: ExitScope,
-    namespace: dict[str, Any],
+    namespace: Optional[dict[str, Any]],
     handlers: Optional[list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]],
+    modules: Sequence[types.ModuleType] = (),
+    find_files: bool = True,
 ) -> ExitResult:
-    """Finalise what the invocation started, in the interpreter's order. ``handlers``: the
-    ``atexit`` handlers the script registered (direct mode), or None to run this process's
-    whole ``atexit`` list (a fork child, whose list holds only the invocation's)."""
+    """Finalise what the invocation started, in the interpreter's order. ``namespace``: the
+    script's globals (direct mode), cleared at once; None in a fork child, which finds its
+    ``__main__`` in ``sys.modules``. ``handlers``: the ``atexit`` handlers the script
+    registered (direct mode), or None to run this process's whole ``atexit`` list (a fork
+    child, whose list holds only the invocation's).
+    ``modules``: the workflow's own modules the invocation imported, in the order it
+    imported them, torn down with ``__main__`` in a fork child (:func:`_finalize_modules`).
+    ``find_files``: look for files still open among every live object (:func:`_finish_files`;
+    a fork child whose script added an audit hook does not, since the hook would see the
+    walk)."""
     if handlers is None:
         leftover = _shutdown_threads()
         atexit._run_exitfuncs()
@@ -156,9 +171,15 @@ def fresh_exit(
     flush_failed = _flush_std_files()
     for name in ("stdin", "stdout", "stderr"):  # as finalize_modules, before any module's teardown
         setattr(sys, name, getattr(sys, f"__{name}__", None))
-    namespace.clear()
-    gc.collect()
-    _finish_files(close=handlers is None)
+    held = _held_by_threads(leftover) if find_files else None
+    if handlers is None:  # the child's __main__ is found by name (nothing else holds it)
+        _finish_files(_finalize_modules(modules, held), close=True)
+    else:
+        if namespace is not None:
+            namespace.clear()
+            gc.collect()
+        if held is not None:
+            _finish_files(_open_files(held), close=False)
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and not stream.closed:
@@ -166,6 +187,94 @@ def fresh_exit(
         except Exception:  # noqa: BLE001 - a closed or broken stream: as at exit, go on
             pass
     return ExitResult(leftover, flush_failed)
+
+
+LATE_BUILTINS = ("open", "exit", "quit", "help", "copyright", "credits", "license")
+"""Builtins added after the interpreter's initial copy of the builtins (``open`` by the io
+module's start, the others by ``site``): its teardown puts that copy back first, so a
+``__del__`` running then finds no ``open`` (a test reads a real interpreter's teardown)."""
+
+_SYS_DELETES = (
+    "path", "argv", "ps1", "ps2", "last_type", "last_value", "last_traceback",
+    "path_hooks", "path_importer_cache", "meta_path", "__interactivehook__",
+)  # fmt: skip
+"""``sys`` attributes a fresh interpreter sets to None before any module's teardown
+(``finalize_modules_delete_special``): an import in a ``__del__`` then fails."""
+
+_SYS_RESTORED = ("path", "path_hooks", "path_importer_cache", "meta_path")
+
+
+def _finalize_modules(
+    modules: Sequence[types.ModuleType], held: Optional[AbstractSet[int]]
+) -> list[Callable[[], Any]]:
+    """A fork child: CPython's ``finalize_modules`` for ``__main__`` and ``modules`` (the
+    workflow's own modules the script imported): the modules removed from ``sys.modules``; a
+    first collection (below); ``sys``'s special attributes set to None and the builtins as the
+    interpreter's initial copy; a garbage collection (an unreferenced module's globals are
+    collected as one cycle: each object's ``__del__`` runs while the others are still bound),
+    then the globals of modules still alive cleared, newest first (:func:`clear_modules`).
+    ``sys`` and the builtins are put back after it, for the child's own last steps. Returns
+    the files open after the first collection (:func:`_open_files`, but those in ``held``;
+    none when ``held`` is None): looking for them before it would change the order in which
+    it finalises a cycle's objects."""
+    loaded = sys.modules
+    main = loaded.pop("__main__", None)
+    doomed = [m for m in [main, *modules] if isinstance(m, types.ModuleType)]
+    for module in modules:
+        name = getattr(module, "__name__", None)
+        if isinstance(name, str) and loaded.get(name) is module:
+            del loaded[name]
+    # First a collection with the modules still loaded, as the young collections during a
+    # fresh run leave it: garbage cycles go (a file in one loses what it buffered: its raw
+    # layer, made first, is finalised first), and what survives is ordered as reached from the
+    # modules' globals (a file's text layer before its raw layer, so the teardown's
+    # collection flushes it before closing it).
+    if gc.isenabled():
+        gc.collect()
+    files = _open_files(held) if held is not None else []
+    alive = [weakref.ref(m) for m in doomed]
+    del main, doomed
+    # Only the import machinery is put back (sys.last_traceback would keep the script's
+    # frames, and so its globals, alive through the collection).
+    saved_sys = {name: getattr(sys, name) for name in _SYS_RESTORED if hasattr(sys, name)}
+    space = vars(builtins)
+    saved_builtins = {name: space.pop(name) for name in LATE_BUILTINS if name in space}
+    if "_" in space:
+        space["_"] = None
+    try:
+        for name in _SYS_DELETES:
+            if hasattr(sys, name):
+                setattr(sys, name, None)
+        gc.collect()
+        clear_modules([m for m in (ref() for ref in alive) if m is not None])
+    finally:
+        for name, value in saved_sys.items():
+            setattr(sys, name, value)
+        space.update(saved_builtins)
+    return files
+
+
+def clear_modules(modules: Sequence[types.ModuleType]) -> None:
+    """The interpreter's last step for modules still alive after the collection
+    (``finalize_modules_clear_weaklist``): each module's globals cleared, the newest module
+    first, as ``_PyModule_ClearDict`` does (names with one leading underscore set to None, then
+    every other name but ``__builtins__``), so that objects only a module held are finalised
+    (a temporary file a helper module cached is deleted)."""
+    for module in reversed(modules):
+        try:
+            namespace = vars(module)
+        except TypeError:
+            continue
+        for private in (True, False):
+            for key in list(namespace):
+                if not isinstance(key, str) or key == "__builtins__":
+                    continue
+                if private and not (key.startswith("_") and not key.startswith("__")):
+                    continue
+                try:
+                    namespace[key] = None
+                except Exception:  # noqa: BLE001 - a finaliser that raises: as at exit, go on
+                    pass
 
 
 def _flush_std_files() -> bool:
@@ -230,25 +339,65 @@ def _cancel_watchdog() -> None:
         _call(faulthandler.cancel_dump_traceback_later)
 
 
-def _finish_files(close: bool) -> None:
-    """Files the invocation opened that are still open (held by the template's state, a
-    library's cache): a fresh interpreter's teardown finalises every object, and so closes
-    them. Objects made before the invocation are frozen (``gc.freeze``), so only the
-    invocation's own are looked at. ``close``: a fork child closes them; direct mode only
-    flushes them (the next job may still hold them through the state). Text layers first, so
-    that what they buffer reaches the file before the layers below are closed; the standard
-    streams (the script's own, if it replaced them) and their layers only flushed."""
+def _held_by_threads(threads: list[threading.Thread]) -> set[int]:
+    """The files (ids, with their buffer and raw layers) that threads still running at the
+    exit (daemon threads) hold in the local variables of their frames: a fresh interpreter
+    never frees a daemon thread's frames, so it never flushes or closes those files (what they
+    buffer is lost)."""
+    if not threads:
+        return set()
+    frames = sys._current_frames()
+    held: set[int] = set()
+    for thread in threads:
+        frame = frames.get(thread.ident) if thread.ident is not None else None
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                layer: Any = value if issubclass(type(value), io.IOBase) else None
+                while layer is not None and id(layer) not in held:
+                    held.add(id(layer))
+                    layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+            frame = frame.f_back
+    return held
+
+
+def _open_files(held: AbstractSet[int] = frozenset()) -> list[Callable[[], Any]]:
+    """Weak references to the file objects alive now (text layers first), but those ``held``
+    by a running thread's frames (:func:`_held_by_threads`). Objects made before the
+    invocation are frozen (``gc.freeze``), so only the invocation's own are looked at."""
+    # type(), not isinstance(): isinstance asks a proxy for its __class__, which evaluates a
+    # lazy object (a LazyLoader module, a SimpleLazyObject) a fresh exit never touches.
+    files = [o for o in gc.get_objects() if issubclass(type(o), io.IOBase) and id(o) not in held]
+    files.sort(key=_layer)
+    refs: list[Callable[[], Any]] = []
+    for obj in files:
+        try:
+            refs.append(weakref.ref(obj))
+        except TypeError:  # a subclass without weak references: held until the end
+            refs.append(functools.partial(_same_object, obj))
+    return refs
+
+
+def _same_object(obj: Any) -> Any:
+    return obj
+
+
+def _finish_files(files: list[Callable[[], Any]], close: bool) -> None:
+    """``files`` (:func:`_open_files`) still alive and open, held by the template's state or a
+    library's cache: a fresh interpreter's teardown finalises every object, and so closes
+    them. ``close``: a fork child closes them; direct mode only flushes them (the next job may
+    still hold them through the state). Text layers first, so that what they buffer reaches
+    the file before the layers below are closed; the standard streams (the script's own, if
+    it replaced them) and their layers only flushed."""
     streams: set[int] = set()
     for stream in (sys.stdout, sys.stderr, sys.stdin):
         layer: Any = stream
         while layer is not None and id(layer) not in streams:
             streams.add(id(layer))
             layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
-    # type(), not isinstance(): isinstance asks a proxy for its __class__, which evaluates a
-    # lazy object (a LazyLoader module, a SimpleLazyObject) a fresh exit never touches.
-    files = [o for o in gc.get_objects() if issubclass(type(o), io.IOBase)]
-    files.sort(key=_layer)
-    for obj in files:
+    for ref in files:
+        obj = ref()
+        if obj is None:
+            continue
         try:
             if obj.closed:
                 continue

@@ -68,6 +68,7 @@ from stickyinvoc import fingerprint as _fingerprint
 from . import _audit
 from ._exit import ExitScope, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
+from ._names import Names
 from ._preamble import PREAMBLE
 from ._prefault import PageLog, collapse_anonymous
 from ._seeds import Seeds
@@ -123,6 +124,10 @@ class Script:
     prefix: Optional[PrefixEffects] = None
     """What the Snakefile's ``shell.prefix()`` would do to the script under ``--executor local``
     (variables, folder, umask; :mod:`._shell_prefix`)."""
+    temporary_script: Optional[str] = None
+    """Fork mode: where the child writes the temporary script, named by the parent, which
+    removes it once the child is done (as Snakemake removes it after a local job's process,
+    out of the job's sight: its audit hooks never see the removal)."""
 
 
 @dataclass
@@ -471,6 +476,7 @@ class Isolation:
         self.library_roots = tuple(sorted(r for r in roots if os.path.isdir(r)))
         self.link = link
         self.seeds = Seeds()
+        self.names = Names()
         self.processes: list[Any] = []
         """The ``subprocess.Popen`` objects of processes the templates started (a server)."""
         self.on_child = link.set_invocation_group if link is not None else _ignore
@@ -520,13 +526,16 @@ class Isolation:
         seeded: frozenset[str] = frozenset(),
         from_os: tuple[Any, ...] = (),
         torch_threads: Optional[int] = None,
+        names_used: Optional[dict[str, int]] = None,
     ) -> None:
         """The template process changed (``template`` was built; ``seeded``: the generators
         its build seeded with a fixed seed, ``from_os``: the generator objects it made from the
-        OS, ``torch_threads``: what it passed to ``torch.set_num_threads``, :mod:`._seeds`): a
+        OS, ``torch_threads``: what it passed to ``torch.set_num_threads``, :mod:`._seeds`;
+        ``names_used``: how far it advanced the default-name counters, :mod:`._names`): a
         spare child forked before holds the old state, and direct mode's baseline is out of
         date."""
         self.seeds.built(template, seeded, from_os)
+        self.names.built(template, names_used or {})
         if torch_threads is not None:
             self.torch_sized = True  # a fresh job's torch keeps the build's size
         self.processes = _running_processes()
@@ -605,7 +614,8 @@ class Isolation:
         spare, self.spare = self.spare or self._fork_spare(), None
         self.forked += 1
         record = self.forked <= 3 or self.forked % 16 == 0  # the pages barely change
-        skeleton = dataclasses.replace(script, code=None)
+        temporary = temporary_script_path(script) if script.source is not None else None
+        skeleton = dataclasses.replace(script, code=None, temporary_script=temporary)
         payload = pickle.dumps((skeleton, marshal.dumps(script.code), record))
         if self.link is not None:
             self.link.child_signal(reset=True)
@@ -621,6 +631,7 @@ class Isolation:
         finally:
             os.close(spare.result)
             self.on_child(0)
+            _remove_temporary_script(temporary)
         if data is not None:
             self.zombies.append(spare.pid)
             try:
@@ -693,8 +704,8 @@ class Isolation:
             outcome = self._execute(script, snapshot)
             outcome.imported = new_libraries(snapshot.imports, self.library_roots)
             _send(result, pickle.dumps(outcome))
-            if record:  # the job is done: what the next spare populates (_prefault)
-                self.pages.record()
+            if record and _audit.hooks_added() == snapshot.hooks:  # no job's hook sees it
+                self.pages.record()  # the job is done: what the next spare populates
         except BaseException:  # noqa: BLE001 - nothing may escape a forked child
             traceback.print_exc()
             status = 70
@@ -724,12 +735,12 @@ class Isolation:
         (:mod:`._audit`). In fork mode this runs in the child, so the child's writes are the
         ones seen, and they come back with the pickled :class:`Outcome`."""
         watch = _audit.start(os.getcwd(), script.snakemake)
+        snapshot.imports = watch.imports  # filled as the script imports
         try:
             outcome = self._execute_unaudited(script, snapshot)
         finally:
             undeclared = _audit.stop()
         outcome.undeclared_writes = undeclared
-        snapshot.imports = watch.imports
         return outcome
 
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:
@@ -739,12 +750,12 @@ class Isolation:
         for iteration in range(max(1, script.repeats)):
             if script.repeats > 1:
                 script.snakemake.bench_iteration = iteration
-            namespace = snapshot.enter_script()
+            snapshot.enter_script()  # its globals: held by the module only (a fork child's exit)
             wall, proc = time.perf_counter(), time.process_time()
             failure: Optional[str] = None
             code = 0  # how a process the script forked, running off the script's end, exits
             try:
-                exec(snapshot.code, namespace)
+                exec(snapshot.code, snapshot.namespace)
             except SystemExit as e:
                 snapshot.exited = True
                 status, message = exit_status(e.code)
@@ -841,6 +852,12 @@ def _relocated(code: Any, old: str, new: str) -> Any:
     if code.co_filename == old:
         return code.replace(co_filename=new, co_consts=consts)
     return code.replace(co_consts=consts)
+
+
+def temporary_script_path(script: Script) -> str:
+    """A new name for the script's temporary copy, as Snakemake's ``script:`` names it."""
+    name = f"tmp{os.urandom(4).hex()}.{os.path.basename(script.script_path)}"
+    return os.path.join(script.workdir, ".snakemake", "scripts", name)
 
 
 def _write_temporary_script(path: str, source: str) -> bool:
@@ -952,6 +969,7 @@ class ProcessSnapshot:
         self.tempdir: Optional[tuple[Any, Optional[str]]] = None
         self.imports: list[str] = []
         """The modules the invocation imported (from its audit watch, :mod:`._audit`)."""
+        self.hooks = _audit.hooks_added()
         if in_child:
             return  # a forked child exits after the script: nothing to put back
         self.cwd = os.getcwd()
@@ -997,10 +1015,7 @@ class ProcessSnapshot:
         self.exited = False
         if os.getcwd() != script.workdir:  # a shadow: job's folder (put back after direct runs)
             os.chdir(script.workdir)
-        scripts_dir = os.path.join(script.workdir, ".snakemake", "scripts")
-        real_file = os.path.join(
-            scripts_dir, f"tmp{os.urandom(4).hex()}.{os.path.basename(script.script_path)}"
-        )
+        real_file = script.temporary_script or temporary_script_path(script)
         if script.source is not None:  # its code runs from the temporary script, as in Snakemake
             self.code = _relocated(script.code, script.script_path, real_file)
             if _write_temporary_script(real_file, script.source):
@@ -1013,6 +1028,7 @@ class ProcessSnapshot:
         if not SIGINT_IGNORED_AT_START:  # nohup, or `snakemake ... &` from a script: ignored
             signal.signal(signal.SIGINT, signal.default_int_handler)
         self.iso.seeds.start(script.template)
+        self.iso.names.start(script.template)
         process = sys.modules.get("multiprocessing.process")
         if process is not None:  # a fresh process's multiprocessing key is its own
             self.authkey = process.current_process().authkey
@@ -1072,10 +1088,32 @@ class ProcessSnapshot:
         if not self.exited:
             for name in ("__file__", "__cached__"):
                 self.namespace.pop(name, None)
-        ended = fresh_exit(self.exit_scope, self.namespace, handlers)
+        modules = self._own_modules() if self.in_child else ()
+        # A fork child whose script added an audit hook: nothing the hook could see that a
+        # fresh exit does not do (no walk of every object for files left open).
+        hooked = self.in_child and _audit.hooks_added() != self.hooks
+        # A fork child's globals are held by its __main__ module alone from here on.
+        namespace, self.namespace = (None if self.in_child else self.namespace), {}
+        ended = fresh_exit(self.exit_scope, namespace, handlers, modules, not hooked)
         self.leftover_threads, self.flush_failed = ended.leftover, ended.flush_failed
-        _remove_temporary_script(self.written)  # as Snakemake removes it after the script
+        if not self.in_child:  # as Snakemake removes it after the script (fork: the parent)
+            _remove_temporary_script(self.written)
         self.written = None
+
+    def _own_modules(self) -> list[types.ModuleType]:
+        """The workflow's own modules the script imported (not installed libraries), in the
+        order it imported them: a fresh interpreter clears their globals at its exit."""
+        found: list[types.ModuleType] = []
+        seen: set[int] = set()
+        loaded, roots = sys.modules, self.iso.library_roots
+        for name in self.imports:
+            module = loaded.get(name)
+            if type(module) is not types.ModuleType or id(module) in seen:
+                continue
+            seen.add(id(module))
+            if name != "__main__" and not module_is_library(module, roots):
+                found.append(module)
+        return found
 
     def _atexit_register(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         caller = sys._getframe(1).f_code.co_filename
@@ -1115,6 +1153,7 @@ class ProcessSnapshot:
                     )
                 except (OSError, ValueError, io.UnsupportedOperation):
                     pass  # stdin after a read: its encoding cannot change (a fresh one's own)
+        self.iso.names.end()
         if self.authkey is not None:
             sys.modules["multiprocessing.process"].current_process().authkey = self.authkey
         # linecache never looks at a file again once cached: what the job (its warnings, its

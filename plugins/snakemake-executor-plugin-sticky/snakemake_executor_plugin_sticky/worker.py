@@ -42,6 +42,7 @@ from . import _audit, _isolation, supervisor
 from ._hazards import describe as describe_hazards
 from ._hazards import fork_hazards, stop_restartable_threads
 from ._isolation import Isolation, Script, imported_modules
+from ._names import NameWatch
 from ._preamble import compile_script
 from ._protocol import (
     Heartbeat,
@@ -251,8 +252,12 @@ class Worker:
         if building:  # the files a build writes: not any concurrent job's (checkpoints)
             _audit.start_build(inv.workdir or os.getcwd())
         seeds = SeedWatch()  # which generators the template seeds (_seeds): while it builds
+        names = NameWatch()  # how far it advances the default-name counters (_names)
         try:
-            with seeds if building else contextlib.nullcontext(seeds):
+            with contextlib.ExitStack() as watches:
+                if building:
+                    watches.enter_context(seeds)
+                    watches.enter_context(names)
                 _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
             if building:
@@ -263,7 +268,11 @@ class Worker:
             _audit.stop()
         if built is not None:
             self.isolation.state_changed(
-                inv.template, frozenset(seeds.seeded), tuple(seeds.from_os), seeds.torch_threads
+                inv.template,
+                frozenset(seeds.seeded),
+                tuple(seeds.from_os),
+                seeds.torch_threads,
+                names.used,
             )
             if inv.isolation == "fork":
                 stop_restartable_threads()  # a progress bar's monitor (_hazards)

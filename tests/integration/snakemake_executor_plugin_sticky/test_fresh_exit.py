@@ -98,3 +98,32 @@ def test_fork_mode_keeps_one_worker_and_direct_mode_retires_changed_ones(runs):
     retired = direct.events("worker_retired")
     assert retired, direct.output
     assert "the worker is retired and the next job gets a fresh one" in direct.output
+
+
+def test_the_builtins_a_teardown_lacks_are_read_from_a_real_interpreter(tmp_path):
+    """A fresh interpreter's teardown puts back its initial copy of the builtins: the names a
+    ``__del__`` then misses must be :data:`LATE_BUILTINS` (another Python version that adds or
+    drops one fails here)."""
+    import subprocess
+    import sys
+
+    from snakemake_executor_plugin_sticky._exit import LATE_BUILTINS
+
+    script = tmp_path / "teardown.py"
+    script.write_text(
+        "import builtins, os\n"
+        "NOW = sorted(vars(builtins))\n"
+        "class Probe:\n"
+        "    def __del__(self, _w=os.write, _b=builtins):\n"
+        "        late = sorted(set(NOW) - set(vars(_b)))\n"
+        "        _w(1, ' '.join(late).encode())\n"
+        "probe = Probe()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", str(script)], capture_output=True, text=True, check=True
+    ).stdout
+    with_site = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["open"]  # without site: only io's open
+    assert sorted(with_site.split()) == sorted(LATE_BUILTINS)

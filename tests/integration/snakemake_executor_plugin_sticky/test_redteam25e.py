@@ -26,22 +26,12 @@ BOTH_LIMITS = {
     "among atexit handlers: the worker's finalize registry was in use before the job",
     "finalize_atexit_interleaving_template_finalizer": "finalize objects made while the exit "
     "runs: a fresh interpreter stops running them after its exit pass",
-    "thread_process_task_names": "thread and executor name counters go on from the worker's",
-    "daemon_thread_file_never_flushed": "a daemon thread's buffered file is flushed at the "
-    "job's end, where a fresh interpreter loses it",
     "template_tempdir_dropped_by_job": "the template's files on disk are shared by its jobs",
     "template_scratch_dir_shared": "the template's files on disk are shared by its jobs",
     "template_teardown_writes_job_log": "a template's teardown runs at the end of the run, once",
     "template_mp_lock_left_held": "a multiprocessing lock in the template is shared by its jobs",
     "template_imported_library_atexit_hook": "exit handlers the template's imports registered "
     "run when the worker exits, not at each job's end",
-    "job_tempfiles_cleaned_at_exit": "only the script's own module is torn down at a job's "
-    "end, not the other modules (a temporary file a helper module holds stays)",
-    "audit_hook_sees_only_the_job": "a job's audit hook also sees the worker's steps around it",
-    "teardown_del_order": "a job's globals are cleared at once, then collected: a fresh "
-    "teardown collects them while bound, in allocation order",
-    "exit_error_channels": "a __del__ at teardown runs after the globals are cleared",
-    "dunder_file_at_exit": "a __del__ at teardown runs after the globals are cleared",
 }
 FORK_LIMITS: dict[str, str] = {
     **BOTH_LIMITS,
@@ -49,6 +39,14 @@ FORK_LIMITS: dict[str, str] = {
 }
 DIRECT_LIMITS: dict[str, str] = {
     **BOTH_LIMITS,
+    "job_tempfiles_cleaned_at_exit": "direct mode does not clear the globals of the modules a "
+    "job imported (the template's state may hold their objects): what only they hold lives on",
+    "audit_hook_sees_only_the_job": "direct mode: a job's audit hook also sees the worker's "
+    "steps after it (putting the process back, the check)",
+    "teardown_del_order": "direct mode: a job's globals are cleared at once, then collected: "
+    "a fresh teardown collects them while bound, in allocation order",
+    "exit_error_channels": "direct mode: a __del__ at teardown runs after the globals are cleared",
+    "dunder_file_at_exit": "direct mode: a __del__ at teardown runs after the globals are cleared",
     "del_print_after_stdout_restored": "direct mode: finalizers run after the exit handlers",
     "unclosed_writers_held_outside_script_globals": "direct mode shares the template's state",
     "exit_threads_timers_executors": "direct mode cannot shut the worker's threading down",
@@ -67,9 +65,14 @@ from this red team in fork mode: a forked job's exit now runs ``threading._shutd
 thread ends, threads started during the exit are joined), exits with status 120 when flushing
 the script's standard streams fails, puts ``sys.stdout`` back before the teardown, deletes
 ``__file__``/``__cached__`` after a normal end, and never evaluates a lazy object while it looks
-for open files. Tried and not kept: letting ``__main__`` die in one garbage collection (as a
-fresh teardown often does) lost the buffered data of files the script left open and ran
-``__del__`` methods a fresh teardown does not (the first red team's cases)."""
+for open files. Fixed on 2026-12-05 (second session), in fork mode: a forked job's ``__main__``
+and the workflow modules it imported are torn down as ``finalize_modules`` does (dropped from
+``sys.modules``, the builtins as the interpreter's initial copy, one collection in which each
+``__del__`` sees the other globals still bound, then the modules still alive cleared); files are
+flushed before that collection (it may finalise a file's raw layer before its buffer; a first try
+without the flush lost their data); files a daemon thread holds are left unflushed; the
+temporary script is removed by the worker, unseen by the job's audit hooks; default-name counters
+(threads, thread pools, processes) start where a fresh job's would, also in direct mode."""
 
 
 @pytest.fixture(scope="module")

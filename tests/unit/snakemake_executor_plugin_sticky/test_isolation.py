@@ -365,7 +365,7 @@ def test_looking_for_open_files_never_evaluates_a_lazy_object():
             raise ImportError("evaluated")
 
     lazy = Lazy()
-    _exit._finish_files(close=False)
+    _exit._finish_files(_exit._open_files(), close=False)
     assert evaluated == [] and lazy is not None
 
 
@@ -382,3 +382,49 @@ def test_a_scripts_own_unraisablehook_gets_the_failed_flush(monkeypatch):
     monkeypatch.setattr(sys, "stdout", stream)
     assert _exit._flush_std_files() is True
     assert seen == [(OSError, stream)]
+
+
+def test_clearing_a_jobs_modules_finalises_what_only_they_held_newest_module_first():
+    order: list[str] = []
+
+    class Held:
+        def __init__(self, tag: str) -> None:
+            self.tag = tag
+
+        def __del__(self) -> None:
+            order.append(self.tag)
+
+    first, second = types.ModuleType("first_helper"), types.ModuleType("second_helper")
+    first.__dict__.update(CACHE=Held("first CACHE"), _private=Held("first _private"))
+    second.__dict__.update(
+        __builtins__=__builtins__, PUBLIC=Held("second PUBLIC"), _priv=Held("second _priv")
+    )
+    _exit.clear_modules([first, second])
+    # As _PyModule_ClearDict, the newest module first: one-underscore names, then the others.
+    assert order == ["second _priv", "second PUBLIC", "first _private", "first CACHE"]
+    assert second.__builtins__ is __builtins__ and first.CACHE is None
+
+
+def test_a_file_a_daemon_thread_still_holds_is_left_unflushed_at_exit(tmp_path):
+    import threading
+
+    ready, stop = threading.Event(), threading.Event()
+    path = tmp_path / "daemon.log"
+
+    def logger_thread() -> None:
+        f = open(path, "w")  # noqa: SIM115 - held open by the running thread, as in the case
+        f.write("buffered\n")
+        ready.set()
+        stop.wait()
+        f.close()
+
+    t = threading.Thread(target=logger_thread, daemon=True)
+    t.start()
+    ready.wait()
+    held = _exit._held_by_threads([t])
+    _exit._finish_files(_exit._open_files(held), close=False)
+    assert path.read_text() == ""  # a fresh interpreter never flushes it either
+    _exit._finish_files(_exit._open_files(), close=False)
+    assert path.read_text() == "buffered\n"
+    stop.set()
+    t.join()
