@@ -23,14 +23,17 @@ state. The standard library's registration sites of exit callbacks (``atexit.reg
 a test reads the standard library's source and fails on one that is not.
 """
 
+import _signal
 import atexit
 import builtins
 import functools
 import gc
 import io
 import logging
+import os
 import sys
 import threading
+import time
 import traceback
 import types
 import weakref
@@ -79,6 +82,10 @@ class ExitScope:
     """``weakref.finalize`` objects up to this index (their creation order) were there before
     the invocation: the template's, never finalised by its exit."""
     handlers: set[int] = field(default_factory=set)
+    finalize_registered: bool = True
+    """Whether ``weakref.finalize``'s exit function was registered with ``atexit`` before the
+    invocation (by the template's or the worker's first finalize object); a fork child whose
+    template made none registers it at the script's first one, as a fresh job does."""
 
     @classmethod
     def now(cls) -> "ExitScope":
@@ -96,7 +103,8 @@ class ExitScope:
         """In a fork child: every other registry was emptied (:func:`forget_inherited`); the
         template's finalize objects stay registered, as they must while the child holds
         their objects, and this scope leaves them out of the child's exit."""
-        return cls(finalize_after=newest_finalizer())
+        registered = bool(getattr(weakref.finalize, "_registered_with_atexit", True))
+        return cls(finalize_after=newest_finalizer(), finalize_registered=registered)
 
 
 def newest_finalizer() -> int:
@@ -140,11 +148,27 @@ class ExitResult:
     exits with status 120 (CPython's ``flush_std_files``), whatever the script's status was."""
 
 
+@dataclass
+class Teardown:
+    """What a fork child's exit tears down besides ``__main__`` (:func:`_finalize_modules`)."""
+
+    modules: list[types.ModuleType] = field(default_factory=list)
+    """The workflow's own modules the job imported, in import order (emptied as torn down)."""
+    builtins_names: frozenset[str] = frozenset()
+    """The builtins' names when the worker started: others (set by the template's build or
+    the job) go with the teardown, as a fresh interpreter puts its initial copy back."""
+    sys_names: frozenset[str] = frozenset()
+    """``sys``'s names when the worker started: others go last, as ``sys``'s dict is cleared."""
+    template_files: list[Callable[[], Any]] = field(default_factory=list)
+    """Files the template's build left open (flushed by the worker before any job): a job's
+    writes to them are flushed at its end, as a fresh job's teardown flushes its own."""
+
+
 def fresh_exit(
     scope: ExitScope,
     namespace: Optional[dict[str, Any]],
     handlers: Optional[list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]],
-    modules: Sequence[types.ModuleType] = (),
+    teardown: Optional[Teardown] = None,
     find_files: bool = True,
 ) -> ExitResult:
     """Finalise what the invocation started, in the interpreter's order. ``namespace``: the
@@ -152,8 +176,7 @@ def fresh_exit(
     ``__main__`` in ``sys.modules``. ``handlers``: the ``atexit`` handlers the script
     registered (direct mode), or None to run this process's whole ``atexit`` list (a fork
     child, whose list holds only the invocation's).
-    ``modules``: the workflow's own modules the invocation imported, in the order it
-    imported them, torn down with ``__main__`` in a fork child (:func:`_finalize_modules`).
+    ``teardown``: what a fork child tears down besides ``__main__`` (:func:`_finalize_modules`).
     ``find_files``: look for files still open among every live object (:func:`_finish_files`;
     a fork child whose script added an audit hook does not, since the hook would see the
     walk)."""
@@ -164,7 +187,12 @@ def fresh_exit(
         leftover = _join_threads(scope)
         for fn, args, kwargs in reversed(handlers):
             _call(fn, *args, **kwargs)
-    _run_finalize_objects(scope)
+    if handlers is not None or scope.finalize_registered:
+        # No exit function of weakref's in the list, where a fresh job's sits before the
+        # script's handlers: its pass runs after them.
+        _run_finalize_objects(scope)
+    if handlers is None:  # as finalize._exitfunc ends, or as if it had (below)
+        weakref.finalize._shutdown = True  # type: ignore[attr-defined]
     _multiprocessing_exit(scope)
     _close_handlers(scope)
     _cancel_watchdog()
@@ -173,7 +201,10 @@ def fresh_exit(
         setattr(sys, name, getattr(sys, f"__{name}__", None))
     held = _held_by_threads(leftover) if find_files else None
     if handlers is None:  # the child's __main__ is found by name (nothing else holds it)
-        _finish_files(_finalize_modules(modules, held), close=True)
+        teardown = teardown or Teardown()
+        _finish_files(_finalize_modules(teardown, held), close=True)
+        _finish_files(teardown.template_files, close=False)
+        _end_resource_tracker()
     else:
         if namespace is not None:
             namespace.clear()
@@ -205,53 +236,144 @@ _SYS_RESTORED = ("path", "path_hooks", "path_importer_cache", "meta_path")
 
 
 def _finalize_modules(
-    modules: Sequence[types.ModuleType], held: Optional[AbstractSet[int]]
+    teardown: Teardown, held: Optional[AbstractSet[int]]
 ) -> list[Callable[[], Any]]:
-    """A fork child: CPython's ``finalize_modules`` for ``__main__`` and ``modules`` (the
-    workflow's own modules the script imported): the modules removed from ``sys.modules``; a
-    first collection (below); ``sys``'s special attributes set to None and the builtins as the
-    interpreter's initial copy; a garbage collection (an unreferenced module's globals are
-    collected as one cycle: each object's ``__del__`` runs while the others are still bound),
-    then the globals of modules still alive cleared, newest first (:func:`clear_modules`).
-    ``sys`` and the builtins are put back after it, for the child's own last steps. Returns
-    the files open after the first collection (:func:`_open_files`, but those in ``held``;
-    none when ``held`` is None): looking for them before it would change the order in which
-    it finalises a cycle's objects."""
-    loaded = sys.modules
-    main = loaded.pop("__main__", None)
-    doomed = [m for m in [main, *modules] if isinstance(m, types.ModuleType)]
-    for module in modules:
-        name = getattr(module, "__name__", None)
-        if isinstance(name, str) and loaded.get(name) is module:
-            del loaded[name]
-    # First a collection with the modules still loaded, as the young collections during a
-    # fresh run leave it: garbage cycles go (a file in one loses what it buffered: its raw
-    # layer, made first, is finalised first), and what survives is ordered as reached from the
-    # modules' globals (a file's text layer before its raw layer, so the teardown's
-    # collection flushes it before closing it).
+    """A fork child: CPython's ``finalize_modules`` for ``__main__`` and the workflow's own
+    modules the script imported (``teardown.modules``, emptied, so that no reference here
+    keeps them alive). First a collection with the modules loaded (below). Then, as
+    the interpreter: ``sys``'s special attributes set to None (an import fails from here on,
+    as with its ``sys.meta_path`` gone; ``sys.is_finalizing()`` is true; the signal handlers
+    the script set are dropped, as ``_PySignal_Fini`` does); the modules removed from
+    ``sys.modules`` one by one, ``__main__`` first (one that nothing else holds dies at once,
+    its objects finalised with the builtins still whole); the builtins as the interpreter's
+    initial copy (no ``open``, nothing the build or the job added); a garbage collection (a
+    module's globals in a cycle are finalised while still bound; ``gc.callbacks`` are not
+    called, then or after); the globals of modules still alive cleared, newest first
+    (:func:`clear_modules`); what the build or the job set on ``sys``, last. The import
+    machinery, ``sys.is_finalizing`` and the builtins are put back after it, for the child's
+    own last steps. Returns the files open after the first collection
+    (:func:`_open_files`, but those in ``held``; none when ``held`` is None): looking for them
+    before it would change the order in which it finalises a cycle's objects."""
+    # As the young collections during a fresh run leave the heap: garbage cycles go (a file
+    # in one loses what it buffered: its raw layer, made first, is finalised first), and what
+    # survives is ordered as reached from the modules' globals (a file's text layer before
+    # its raw layer, so the teardown's collection flushes it before closing it).
     if gc.isenabled():
         gc.collect()
     files = _open_files(held) if held is not None else []
-    alive = [weakref.ref(m) for m in doomed]
-    del main, doomed
+    loaded = sys.modules
     # Only the import machinery is put back (sys.last_traceback would keep the script's
     # frames, and so its globals, alive through the collection).
     saved_sys = {name: getattr(sys, name) for name in _SYS_RESTORED if hasattr(sys, name)}
+    saved_finalizing, saved_import = sys.is_finalizing, builtins.__import__
     space = vars(builtins)
-    saved_builtins = {name: space.pop(name) for name in LATE_BUILTINS if name in space}
-    if "_" in space:
-        space["_"] = None
+    saved_builtins: dict[str, Any] = {}
+    alive: list[Any] = []
     try:
         for name in _SYS_DELETES:
             if hasattr(sys, name):
                 setattr(sys, name, None)
+        if "_" in space:
+            space["_"] = None
+        sys.is_finalizing = _finalizing
+        builtins.__import__ = _import_at_shutdown
+        _drop_signal_handlers()
+        main = loaded.pop("__main__", None)
+        if isinstance(main, types.ModuleType):
+            alive.append(weakref.ref(main))
+        del main
+        modules = teardown.modules
+        while modules:  # in import order; the list keeps none of them alive
+            module = modules.pop(0)
+            alive.append(weakref.ref(module))
+            module_name = vars(module).get("__name__")
+            if isinstance(module_name, str) and loaded.get(module_name) is module:
+                del loaded[module_name]
+            del module
+        saved_builtins = {name: space.pop(name) for name in LATE_BUILTINS if name in space}
+        if teardown.builtins_names:  # what the build or the job added dies once they are gone
+            added = [space.pop(n) for n in list(space) if n not in teardown.builtins_names]
+            del added
+        gc.callbacks.clear()
         gc.collect()
         clear_modules([m for m in (ref() for ref in alive) if m is not None])
+        if teardown.sys_names:  # sys's dict is cleared last (its hooks gone by then)
+            hook, sys.excepthook = sys.excepthook, None  # type: ignore[assignment]
+            try:
+                for name in [n for n in list(vars(sys)) if n not in teardown.sys_names]:
+                    if name not in saved_sys:
+                        vars(sys).pop(name, None)
+            finally:
+                sys.excepthook = hook
     finally:
         for name, value in saved_sys.items():
             setattr(sys, name, value)
+        sys.is_finalizing = saved_finalizing
+        builtins.__import__ = saved_import
         space.update(saved_builtins)
     return files
+
+
+RESOURCE_TRACKER_GRACE = 5.0
+"""Seconds a fork child waits for the resource tracker it started to clean up and exit."""
+
+
+def _end_resource_tracker() -> None:
+    """A fork child that started ``multiprocessing``'s resource tracker (a named
+    ``SharedMemory`` or semaphore the job made): the tracker unlinks what the job leaked when
+    the job's process ends, which a fresh job's next one, a new process, never races. The
+    child closes its end of the tracker's pipe and waits for it to finish before the job is
+    reported done. A tracker the template started is not the child's: left alone."""
+    module = sys.modules.get("multiprocessing.resource_tracker")
+    tracker = getattr(module, "_resource_tracker", None)
+    fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
+    if fd is None or pid is None:
+        return
+    try:
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            return  # it has ended already
+    except ChildProcessError:
+        return  # the template's tracker, shared with its other jobs
+    try:
+        os.close(fd)
+    except OSError:
+        return
+    tracker._fd = None  # type: ignore[union-attr]
+    deadline = time.monotonic() + RESOURCE_TRACKER_GRACE
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                tracker._pid = None  # type: ignore[union-attr]
+                return
+        except ChildProcessError:
+            return
+        time.sleep(0.001)
+
+
+def _finalizing() -> bool:
+    """``sys.is_finalizing`` while a forked job's modules are torn down."""
+    return True
+
+
+def _import_at_shutdown(*_: Any, **__: Any) -> Any:
+    """``__import__`` while a forked job's modules are torn down: a fresh interpreter's
+    import fails there (its ``sys.modules`` emptied, its ``sys.meta_path`` None)."""
+    raise ImportError("sys.meta_path is None, Python is likely shutting down")
+
+
+def _drop_signal_handlers() -> None:
+    """``_PySignal_Fini``: each signal whose handler is a Python function back to the
+    default action, the function released."""
+    for signum in _signal.valid_signals():
+        try:
+            handler = _signal.getsignal(signum)
+        except (OSError, ValueError):
+            continue
+        if callable(handler) and handler is not _signal.default_int_handler:
+            try:
+                _signal.signal(signum, _signal.SIG_DFL)
+            except (OSError, ValueError, RuntimeError):
+                pass
 
 
 def clear_modules(modules: Sequence[types.ModuleType]) -> None:
@@ -341,9 +463,10 @@ def _cancel_watchdog() -> None:
 
 def _held_by_threads(threads: list[threading.Thread]) -> set[int]:
     """The files (ids, with their buffer and raw layers) that threads still running at the
-    exit (daemon threads) hold in the local variables of their frames: a fresh interpreter
-    never frees a daemon thread's frames, so it never flushes or closes those files (what they
-    buffer is lost)."""
+    exit (daemon threads) hold in their frames' local variables or in the globals of the
+    code they run (a progress thread defined in the script keeps the script's globals): a
+    fresh interpreter never frees a daemon thread's frames, so it never flushes or closes
+    those files (what they buffer is lost)."""
     if not threads:
         return set()
     frames = sys._current_frames()
@@ -351,13 +474,42 @@ def _held_by_threads(threads: list[threading.Thread]) -> set[int]:
     for thread in threads:
         frame = frames.get(thread.ident) if thread.ident is not None else None
         while frame is not None:
-            for value in list(frame.f_locals.values()):
+            values = [*frame.f_locals.values(), *frame.f_globals.values()]
+            for value in values:
                 layer: Any = value if issubclass(type(value), io.IOBase) else None
                 while layer is not None and id(layer) not in held:
                     held.add(id(layer))
                     layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
             frame = frame.f_back
     return held
+
+
+def flush_template_files(own: AbstractSet[tuple[int, int, int]]) -> list[Callable[[], Any]]:
+    """In the worker, after a template's build: the writable files it left open (not the
+    worker's own, ``own``: descriptor, device, inode), flushed now, so that what a forked job
+    flushes of them at its end is its own writes; weak references to them."""
+    streams: list[Any] = []
+    for stream in (sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__):
+        layer: Any = stream
+        while layer is not None and not any(layer is s for s in streams):
+            streams.append(layer)
+            layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+    found: list[Callable[[], Any]] = []
+    for obj in gc.get_objects():
+        if not issubclass(type(obj), io.IOBase) or any(obj is s for s in streams):
+            continue
+        try:
+            if obj.closed or not obj.writable():
+                continue
+            fd = obj.fileno()
+            st = os.fstat(fd)
+            if (fd, st.st_dev, st.st_ino) in own:
+                continue
+            obj.flush()
+            found.append(weakref.ref(obj))
+        except Exception:  # noqa: BLE001 - not a file of its own (a socket's, a closed one)
+            continue
+    return found
 
 
 def _open_files(held: AbstractSet[int] = frozenset()) -> list[Callable[[], Any]]:
@@ -388,6 +540,8 @@ def _finish_files(files: list[Callable[[], Any]], close: bool) -> None:
     still hold them through the state). Text layers first, so that what they buffer reaches
     the file before the layers below are closed; the standard streams (the script's own, if
     it replaced them) and their layers only flushed."""
+    if not files:
+        return
     streams: set[int] = set()
     for stream in (sys.stdout, sys.stderr, sys.stdin):
         layer: Any = stream
@@ -509,7 +663,36 @@ def _shut_process_pools(threads: list[threading.Thread]) -> None:
 
 
 def _run_finalize_objects(scope: ExitScope) -> None:
-    """``weakref.finalize._exitfunc`` for the invocation's finalize objects, newest first."""
+    """``weakref.finalize._exitfunc`` for the invocation's finalize objects: newest first,
+    with the collector off, and those made meanwhile (by a finalizer) too. After it, in a fork
+    child, no finalizer runs (``finalize._shutdown``, set by :func:`fresh_exit`): those whose
+    objects die in the teardown, and those made after this pass (by an ``atexit`` handler, when
+    weakref's exit function ran before it, or by ``__del__``), never run, as at a fresh exit,
+    where weakref's registry dies in the same collection."""
+    finalize: Any = weakref.finalize
+    reenable = gc.isenabled()
+    if reenable:
+        gc.disable()
+    try:
+        pending: Optional[list[Any]] = None
+        while True:
+            if pending is None or finalize._dirty:
+                pending = _pending_finalizers(scope)
+                finalize._dirty = False
+            if not pending:
+                break
+            f = pending.pop()
+            try:
+                f()
+            except Exception:  # noqa: BLE001
+                sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
+    finally:
+        if reenable:
+            gc.enable()
+
+
+def _pending_finalizers(scope: ExitScope) -> list[Any]:
+    """The invocation's finalize objects marked ``atexit``, oldest first."""
     registry = weakref.finalize._registry  # type: ignore[attr-defined]
     try:
         pending = []
@@ -519,14 +702,11 @@ def _run_finalize_objects(scope: ExitScope) -> None:
                 break
             if info.atexit:
                 pending.append(f)
+        pending.reverse()
+        return pending
     except RuntimeError:  # the registry changed while read (a thread the script left running)
-        entries = sorted(list(registry.items()), key=lambda entry: entry[1].index, reverse=True)
-        pending = [f for f, i in entries if i.index > scope.finalize_after and i.atexit]
-    for f in pending:
-        try:
-            f()
-        except Exception:  # noqa: BLE001
-            sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
+        entries = sorted(list(registry.items()), key=lambda entry: entry[1].index)
+        return [f for f, i in entries if i.index > scope.finalize_after and i.atexit]
 
 
 def _multiprocessing_exit(scope: ExitScope) -> None:
@@ -570,8 +750,10 @@ def _run_mp_finalizers(scope: ExitScope, minpriority: Optional[int]) -> None:
 
 def _close_handlers(scope: ExitScope) -> None:
     """``logging.shutdown`` for the handlers the invocation created (newest first)."""
-    refs = logging._handlerList  # type: ignore[attr-defined]
-    added = [r() for r in list(refs) if id(r) not in scope.handlers]
+    refs = list(logging._handlerList)  # type: ignore[attr-defined]
+    # A fork child's scope holds none: every handler is the job's (no id(): a job's audit
+    # hook would see each call).
+    added = [r() for r in refs if not scope.handlers or id(r) not in scope.handlers]
     for h in reversed(added):
         if h is None:
             continue

@@ -35,12 +35,14 @@ import _signal
 import ast
 import atexit
 import builtins
+import copy
 import dataclasses
 import functools
 import gc
 import importlib
 import importlib.machinery
 import io
+import itertools
 import linecache
 import locale
 import logging
@@ -66,7 +68,7 @@ from typing import Any, NoReturn, Optional
 from stickyinvoc import fingerprint as _fingerprint
 
 from . import _audit
-from ._exit import ExitScope, forget_inherited, fresh_exit
+from ._exit import ExitScope, Teardown, flush_template_files, forget_inherited, fresh_exit
 from ._liveness import Fate, classify_exit
 from ._names import Names
 from ._preamble import PREAMBLE
@@ -484,6 +486,11 @@ class Isolation:
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
         self.own_files = {(fd, dev, ino) for fd, (dev, ino, _) in _file_positions().items()}
+        self.builtins_names = frozenset(vars(builtins))
+        self.sys_names = frozenset(vars(sys))
+        """The builtins' and ``sys``'s names before any template: a forked job's teardown
+        drops the others (:class:`._exit.Teardown`)."""
+        self.template_files: list[Callable[[], Any]] = []
         """Files the worker had open before any template (descriptor, device, inode): never
         rewound."""
         self.offsets: dict[int, tuple[int, int, int]] = {}
@@ -539,6 +546,7 @@ class Isolation:
         if torch_threads is not None:
             self.torch_sized = True  # a fresh job's torch keeps the build's size
         self.processes = _running_processes()
+        self.template_files = flush_template_files(self.own_files)
         self._discard_spare()
         self.pristine = None
         self.pages.clear()
@@ -970,6 +978,7 @@ class ProcessSnapshot:
         self.imports: list[str] = []
         """The modules the invocation imported (from its audit watch, :mod:`._audit`)."""
         self.hooks = _audit.hooks_added()
+        self.loaded = len(sys.modules)
         if in_child:
             return  # a forked child exits after the script: nothing to put back
         self.cwd = os.getcwd()
@@ -1055,7 +1064,8 @@ class ProcessSnapshot:
             __annotations__={},
             sys=sys,
             pickle=pickle,
-            snakemake=script.snakemake,
+            # a fork child's own copy: what the script hangs on it dies with __main__
+            snakemake=copy.copy(script.snakemake) if self.in_child else script.snakemake,
             logger=logger,
             Snakemake=Snakemake,
         )
@@ -1088,13 +1098,20 @@ class ProcessSnapshot:
         if not self.exited:
             for name in ("__file__", "__cached__"):
                 self.namespace.pop(name, None)
-        modules = self._own_modules() if self.in_child else ()
+        teardown = None
+        if self.in_child:
+            teardown = Teardown(
+                self._own_modules(),
+                self.iso.builtins_names,
+                self.iso.sys_names,
+                self.iso.template_files,
+            )
         # A fork child whose script added an audit hook: nothing the hook could see that a
         # fresh exit does not do (no walk of every object for files left open).
         hooked = self.in_child and _audit.hooks_added() != self.hooks
         # A fork child's globals are held by its __main__ module alone from here on.
         namespace, self.namespace = (None if self.in_child else self.namespace), {}
-        ended = fresh_exit(self.exit_scope, namespace, handlers, modules, not hooked)
+        ended = fresh_exit(self.exit_scope, namespace, handlers, teardown, not hooked)
         self.leftover_threads, self.flush_failed = ended.leftover, ended.flush_failed
         if not self.in_child:  # as Snakemake removes it after the script (fork: the parent)
             _remove_temporary_script(self.written)
@@ -1104,13 +1121,14 @@ class ProcessSnapshot:
         """The workflow's own modules the script imported (not installed libraries), in the
         order it imported them: a fresh interpreter clears their globals at its exit."""
         found: list[types.ModuleType] = []
-        seen: set[int] = set()
         loaded, roots = sys.modules, self.iso.library_roots
-        for name in self.imports:
+        # importlib.import_module() raises no "import" audit event: the newest entries of
+        # sys.modules (new modules are added last) name those; only they are read.
+        newest = list(itertools.islice(reversed(loaded), max(0, len(loaded) - self.loaded)))
+        for name in [*self.imports, *reversed(newest)]:  # no id(): an audit hook sees it
             module = loaded.get(name)
-            if type(module) is not types.ModuleType or id(module) in seen:
+            if type(module) is not types.ModuleType or any(m is module for m in found):
                 continue
-            seen.add(id(module))
             if name != "__main__" and not module_is_library(module, roots):
                 found.append(module)
         return found

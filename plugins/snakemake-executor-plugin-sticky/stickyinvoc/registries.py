@@ -240,17 +240,33 @@ _TRACING_KEYS = ("DISTEA_JOB", "DISTEA_PARENT", "DISTEA_PARENT_CLOCK")
 it starts: bookkeeping of the trace, not state a job leaves behind."""
 
 
+_TRACING_KEYS_BYTES = tuple(key.encode() for key in _TRACING_KEYS)
+
+
 def _os(m: ModuleType) -> dict[str, Any]:
+    # os.environ's own bytes table (decoding every variable after every job cost more than
+    # the rest of this reader); a Linux process's umask from its status file, read raw, where
+    # os.umask() could only read it by setting it.
+    data = getattr(m.environ, "_data", None)
+    if isinstance(data, dict):
+        environ = {k: v for k, v in data.items() if k not in _TRACING_KEYS_BYTES}
+    else:
+        environ = {k: v for k, v in m.environ.items() if k not in _TRACING_KEYS}
     found: dict[str, Any] = {
-        "environ": {k: v for k, v in m.environ.items() if k not in _TRACING_KEYS},
+        "environ": environ,
         "cwd": m.getcwd(),
         "priority": m.getpriority(m.PRIO_PROCESS, 0),
     }
-    try:  # Linux: read, where os.umask() could only read it by setting it
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    found["umask"] = line.split()[1]
+    try:
+        fd = m.open("/proc/self/status", m.O_RDONLY)
+        try:
+            status = m.read(fd, 4096)
+        finally:
+            m.close(fd)
+        start = status.find(b"\nUmask:")
+        if start >= 0:
+            end = status.find(b"\n", start + 1)
+            found["umask"] = status[start + 7 : end].strip().decode()
     except OSError:
         pass
     return found

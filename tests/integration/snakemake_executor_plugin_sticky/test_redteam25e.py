@@ -22,10 +22,6 @@ sys.path.pop(0)
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 BOTH_LIMITS = {
-    "finalize_atexit_interleaving": "finalize objects made by exit handlers, and their order "
-    "among atexit handlers: the worker's finalize registry was in use before the job",
-    "finalize_atexit_interleaving_template_finalizer": "finalize objects made while the exit "
-    "runs: a fresh interpreter stops running them after its exit pass",
     "template_tempdir_dropped_by_job": "the template's files on disk are shared by its jobs",
     "template_scratch_dir_shared": "the template's files on disk are shared by its jobs",
     "template_teardown_writes_job_log": "a template's teardown runs at the end of the run, once",
@@ -39,6 +35,10 @@ FORK_LIMITS: dict[str, str] = {
 }
 DIRECT_LIMITS: dict[str, str] = {
     **BOTH_LIMITS,
+    "finalize_atexit_interleaving": "direct mode: finalize objects run after the script's "
+    "atexit handlers (the worker's finalize registry was in use before the job)",
+    "finalize_atexit_interleaving_template_finalizer": "direct mode: finalizers of objects "
+    "that die after the exit pass still run (weakref's shutdown flag is the worker's)",
     "job_tempfiles_cleaned_at_exit": "direct mode does not clear the globals of the modules a "
     "job imported (the template's state may hold their objects): what only they hold lives on",
     "audit_hook_sees_only_the_job": "direct mode: a job's audit hook also sees the worker's "
@@ -72,7 +72,9 @@ and the workflow modules it imported are torn down as ``finalize_modules`` does 
 flushed before that collection (it may finalise a file's raw layer before its buffer; a first try
 without the flush lost their data); files a daemon thread holds are left unflushed; the
 temporary script is removed by the worker, unseen by the job's audit hooks; default-name counters
-(threads, thread pools, processes) start where a fresh job's would, also in direct mode."""
+(threads, thread pools, processes) start where a fresh job's would, also in direct mode;
+``weakref.finalize`` objects run as in a fresh exit (those a finalizer makes in the same pass,
+none after it). The teardown was refined further by red team 25f (``test_redteam25f.py``)."""
 
 
 @pytest.fixture(scope="module")

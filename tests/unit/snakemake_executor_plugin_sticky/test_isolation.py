@@ -428,3 +428,46 @@ def test_a_file_a_daemon_thread_still_holds_is_left_unflushed_at_exit(tmp_path):
     assert path.read_text() == "buffered\n"
     stop.set()
     t.join()
+
+
+def test_the_exit_pass_runs_finalizers_made_by_finalizers_and_none_after_a_forked_exit(
+    monkeypatch,
+):
+    ran: list[str] = []
+
+    class Obj:
+        pass
+
+    a, b, late = Obj(), Obj(), Obj()
+    scope = _exit.ExitScope.now()
+
+    def makes_another() -> None:
+        ran.append("a")
+        weakref.finalize(b, ran.append, "b (made by a's finalizer)")
+
+    weakref.finalize(a, makes_another)
+    monkeypatch.setattr(weakref.finalize, "_shutdown", False)
+    _exit._run_finalize_objects(scope)
+    assert ran == ["a", "b (made by a's finalizer)"]  # as _exitfunc: the new one in the pass
+    weakref.finalize._shutdown = True  # what a forked job's exit sets after the pass
+    weakref.finalize(late, ran.append, "late")
+    del late  # its object dies in the teardown: a fresh exit never runs it
+    assert ran == ["a", "b (made by a's finalizer)"]
+
+
+def test_the_worker_flushes_the_files_a_template_left_open_and_remembers_them(tmp_path):
+    own = tmp_path / "own.txt"
+    built = tmp_path / "built.txt"
+    with open(own, "w") as worker_file:
+        st = os.fstat(worker_file.fileno())
+        mine = {(worker_file.fileno(), st.st_dev, st.st_ino)}
+        worker_file.write("the worker's\n")
+        template_file = open(built, "w")  # noqa: SIM115 - left open, as a template's build may
+        template_file.write("built\n")
+        files = _exit.flush_template_files(mine)
+        assert built.read_text() == "built\n" and own.read_text() == ""  # the worker's: left
+        assert any(ref() is template_file for ref in files)
+        template_file.write("job 1\n")  # a job's write: what its exit flushes
+        _exit._finish_files(files, close=False)
+        assert built.read_text() == "built\njob 1\n"
+        template_file.close()
