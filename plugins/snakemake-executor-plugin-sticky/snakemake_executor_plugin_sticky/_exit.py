@@ -26,7 +26,6 @@ a test reads the standard library's source and fails on one that is not.
 import _signal
 import atexit
 import builtins
-import functools
 import gc
 import io
 import logging
@@ -474,29 +473,35 @@ def _held_by_threads(threads: list[threading.Thread]) -> set[int]:
     for thread in threads:
         frame = frames.get(thread.ident) if thread.ident is not None else None
         while frame is not None:
-            values = [*frame.f_locals.values(), *frame.f_globals.values()]
-            for value in values:
-                layer: Any = value if issubclass(type(value), io.IOBase) else None
-                while layer is not None and id(layer) not in held:
-                    held.add(id(layer))
-                    layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+            for value in [*frame.f_locals.values(), *frame.f_globals.values()]:
+                if issubclass(type(value), io.IOBase):
+                    held.update(map(id, _layers(value)))
             frame = frame.f_back
     return held
+
+
+def _layers(stream: Any) -> list[Any]:
+    """A file object and the layers below it (a text file's buffer, a buffer's raw file)."""
+    found: list[Any] = []
+    while stream is not None and not any(stream is layer for layer in found):
+        found.append(stream)
+        stream = getattr(stream, "buffer", None) or getattr(stream, "raw", None)
+    return found
+
+
+def _std_layers(*streams: Any) -> list[Any]:
+    return [layer for stream in streams for layer in _layers(stream)]
 
 
 def flush_template_files(own: AbstractSet[tuple[int, int, int]]) -> list[Callable[[], Any]]:
     """In the worker, after a template's build: the writable files it left open (not the
     worker's own, ``own``: descriptor, device, inode), flushed now, so that what a forked job
     flushes of them at its end is its own writes; weak references to them."""
-    streams: list[Any] = []
-    for stream in (sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__):
-        layer: Any = stream
-        while layer is not None and not any(layer is s for s in streams):
-            streams.append(layer)
-            layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+    streams = _std_layers(sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__)
     found: list[Callable[[], Any]] = []
-    for obj in gc.get_objects():
-        if not issubclass(type(obj), io.IOBase) or any(obj is s for s in streams):
+    for ref in _open_files():
+        obj = ref()
+        if obj is None or any(obj is s for s in streams):
             continue
         try:
             if obj.closed or not obj.writable():
@@ -506,7 +511,7 @@ def flush_template_files(own: AbstractSet[tuple[int, int, int]]) -> list[Callabl
             if (fd, st.st_dev, st.st_ino) in own:
                 continue
             obj.flush()
-            found.append(weakref.ref(obj))
+            found.append(ref)
         except Exception:  # noqa: BLE001 - not a file of its own (a socket's, a closed one)
             continue
     return found
@@ -520,17 +525,7 @@ def _open_files(held: AbstractSet[int] = frozenset()) -> list[Callable[[], Any]]
     # lazy object (a LazyLoader module, a SimpleLazyObject) a fresh exit never touches.
     files = [o for o in gc.get_objects() if issubclass(type(o), io.IOBase) and id(o) not in held]
     files.sort(key=_layer)
-    refs: list[Callable[[], Any]] = []
-    for obj in files:
-        try:
-            refs.append(weakref.ref(obj))
-        except TypeError:  # a subclass without weak references: held until the end
-            refs.append(functools.partial(_same_object, obj))
-    return refs
-
-
-def _same_object(obj: Any) -> Any:
-    return obj
+    return [weakref.ref(o) for o in files]  # io.IOBase's subclasses all take weak references
 
 
 def _finish_files(files: list[Callable[[], Any]], close: bool) -> None:
@@ -542,12 +537,7 @@ def _finish_files(files: list[Callable[[], Any]], close: bool) -> None:
     it replaced them) and their layers only flushed."""
     if not files:
         return
-    streams: set[int] = set()
-    for stream in (sys.stdout, sys.stderr, sys.stdin):
-        layer: Any = stream
-        while layer is not None and id(layer) not in streams:
-            streams.add(id(layer))
-            layer = getattr(layer, "buffer", None) or getattr(layer, "raw", None)
+    streams = set(map(id, _std_layers(sys.stdout, sys.stderr, sys.stdin)))
     for ref in files:
         obj = ref()
         if obj is None:

@@ -177,6 +177,32 @@ def assert_matches_local(
     )
 
 
+def suite_tests(
+    name: str, suite: Any, fork_limits: dict[str, str], direct_limits: dict[str, str]
+) -> tuple[Any, Any, Any]:
+    """A later red team's module's tests: its ``runs`` fixture (one run per mode), every case
+    as under local in each mode but its known limits, and the limits naming real cases.
+    Assign them to the module's ``runs``, ``test_every_case_matches_local`` and
+    ``test_the_known_limits_name_real_cases``."""
+
+    @pytest.fixture(scope="module")
+    def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
+        return runs_of(tmp_path_factory, name, suite)
+
+    @pytest.mark.parametrize(
+        ("mode", "limits"), [("forked", fork_limits), ("direct", direct_limits)]
+    )
+    def test_every_case_matches_local(
+        runs: dict[str, SnakemakeRun], mode: str, limits: dict
+    ) -> None:
+        assert_matches_local(runs, mode, limits, suite)
+
+    def test_the_known_limits_name_real_cases() -> None:
+        assert set(direct_limits) <= set(suite.CASES) and set(fork_limits) <= set(suite.CASES)
+
+    return runs, test_every_case_matches_local, test_the_known_limits_name_real_cases
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
     return runs_of(tmp_path_factory, "redteam")

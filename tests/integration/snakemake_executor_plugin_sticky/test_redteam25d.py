@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SnakemakeRun
 from tests.integration.snakemake_executor_plugin_sticky import test_redteam as base
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -55,15 +54,6 @@ Fixed from this red team: a template's open file rewound for every forked job, f
 never copied ahead, a process a job forks exits with its own sys.exit status."""
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
-    return base.runs_of(tmp_path_factory, "redteam25d", cases)
-
-
-@pytest.mark.parametrize(("mode", "limits"), [("forked", FORK_LIMITS), ("direct", DIRECT_LIMITS)])
-def test_every_case_matches_local(runs: dict[str, SnakemakeRun], mode: str, limits: dict) -> None:
-    base.assert_matches_local(runs, mode, limits, cases)
-
-
-def test_the_known_limits_name_real_cases() -> None:
-    assert set(DIRECT_LIMITS) <= set(cases.CASES) and set(FORK_LIMITS) <= set(cases.CASES)
+runs, test_every_case_matches_local, test_the_known_limits_name_real_cases = base.suite_tests(
+    "redteam25d", cases, FORK_LIMITS, DIRECT_LIMITS
+)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SnakemakeRun
 from tests.integration.snakemake_executor_plugin_sticky import test_redteam as base
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -77,15 +76,6 @@ temporary script is removed by the worker, unseen by the job's audit hooks; defa
 none after it). The teardown was refined further by red team 25f (``test_redteam25f.py``)."""
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
-    return base.runs_of(tmp_path_factory, "redteam25e", cases)
-
-
-@pytest.mark.parametrize(("mode", "limits"), [("forked", FORK_LIMITS), ("direct", DIRECT_LIMITS)])
-def test_every_case_matches_local(runs: dict[str, SnakemakeRun], mode: str, limits: dict) -> None:
-    base.assert_matches_local(runs, mode, limits, cases)
-
-
-def test_the_known_limits_name_real_cases() -> None:
-    assert set(DIRECT_LIMITS) <= set(cases.CASES) and set(FORK_LIMITS) <= set(cases.CASES)
+runs, test_every_case_matches_local, test_the_known_limits_name_real_cases = base.suite_tests(
+    "redteam25e", cases, FORK_LIMITS, DIRECT_LIMITS
+)

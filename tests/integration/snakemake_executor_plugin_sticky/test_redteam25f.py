@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SnakemakeRun
 from tests.integration.snakemake_executor_plugin_sticky import test_redteam as base
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -80,15 +79,6 @@ DIRECT_LIMITS: dict[str, str] = {
 """Known differences (documented in docs/sticky.md, "Known differences"): not asserted."""
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SnakemakeRun]:
-    return base.runs_of(tmp_path_factory, "redteam25f", cases)
-
-
-@pytest.mark.parametrize(("mode", "limits"), [("forked", FORK_LIMITS), ("direct", DIRECT_LIMITS)])
-def test_every_case_matches_local(runs: dict[str, SnakemakeRun], mode: str, limits: dict) -> None:
-    base.assert_matches_local(runs, mode, limits, cases)
-
-
-def test_the_known_limits_name_real_cases() -> None:
-    assert set(DIRECT_LIMITS) <= set(cases.CASES) and set(FORK_LIMITS) <= set(cases.CASES)
+runs, test_every_case_matches_local, test_the_known_limits_name_real_cases = base.suite_tests(
+    "redteam25f", cases, FORK_LIMITS, DIRECT_LIMITS
+)
