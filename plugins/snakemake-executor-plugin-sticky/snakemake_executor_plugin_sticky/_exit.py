@@ -179,9 +179,14 @@ def fresh_exit(
     ``find_files``: look for files still open among every live object (:func:`_finish_files`;
     a fork child whose script added an audit hook does not, since the hook would see the
     walk)."""
+    collecting = gc.isenabled()
     if handlers is None:
         leftover = _shutdown_threads()
         atexit._run_exitfuncs()
+        # From here on the worker's own steps allocate where a fresh exit's C code does not:
+        # no young collection of theirs may reorder what the teardown finalises.
+        collecting = gc.isenabled()
+        gc.disable()
     else:
         leftover = _join_threads(scope)
         for fn, args, kwargs in reversed(handlers):
@@ -201,7 +206,7 @@ def fresh_exit(
     held = _held_by_threads(leftover) if find_files else None
     if handlers is None:  # the child's __main__ is found by name (nothing else holds it)
         teardown = teardown or Teardown()
-        _finish_files(_finalize_modules(teardown, held), close=True)
+        _finish_files(_finalize_modules(teardown, held, collecting), close=True)
         _finish_files(teardown.template_files, close=False)
         _end_resource_tracker()
     else:
@@ -235,11 +240,12 @@ _SYS_RESTORED = ("path", "path_hooks", "path_importer_cache", "meta_path")
 
 
 def _finalize_modules(
-    teardown: Teardown, held: Optional[AbstractSet[int]]
+    teardown: Teardown, held: Optional[AbstractSet[int]], collecting: bool
 ) -> list[Callable[[], Any]]:
     """A fork child: CPython's ``finalize_modules`` for ``__main__`` and the workflow's own
     modules the script imported (``teardown.modules``, emptied, so that no reference here
-    keeps them alive). First a collection with the modules loaded (below). Then, as
+    keeps them alive). First a collection with the modules loaded (below; where the collector
+    was on, ``collecting``). Then, as
     the interpreter: ``sys``'s special attributes set to None (an import fails from here on,
     as with its ``sys.meta_path`` gone; ``sys.is_finalizing()`` is true; the signal handlers
     the script set are dropped, as ``_PySignal_Fini`` does); the modules removed from
@@ -257,7 +263,7 @@ def _finalize_modules(
     # in one loses what it buffered: its raw layer, made first, is finalised first), and what
     # survives is ordered as reached from the modules' globals (a file's text layer before
     # its raw layer, so the teardown's collection flushes it before closing it).
-    if gc.isenabled():
+    if collecting:
         gc.collect()
     files = _open_files(held) if held is not None else []
     loaded = sys.modules
