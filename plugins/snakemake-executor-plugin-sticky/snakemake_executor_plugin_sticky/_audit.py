@@ -63,10 +63,14 @@ _DIR_FD_ARGS: dict[str, tuple[int, ...]] = {
 }
 
 
+# events that read a path (a build's watch records them: :meth:`WriteWatch.used`)
+_READ_EVENTS = frozenset({"os.listdir", "os.scandir", "sqlite3.connect"})
+
+
 class WriteWatch:
     """Collects undeclared writes while one invocation runs (one at a time per worker)."""
 
-    def __init__(self, workdir: str, allowed: Iterable[str]) -> None:
+    def __init__(self, workdir: str, allowed: Iterable[str], created: bool = False) -> None:
         self.workdir = os.path.abspath(workdir)
         self.allowed = [os.path.abspath(p) for p in allowed]
         ignored = [tempfile.gettempdir(), "/dev", "/proc"]
@@ -77,6 +81,12 @@ class WriteWatch:
         self.imports: list[str] = []
         """The modules imported while watched, in order (the ``import`` audit event: raised
         only for a module not in ``sys.modules`` yet, also where its import then fails)."""
+        self.first: Optional[dict[str, bool]] = {} if created else None
+        """With ``created``: every path written, wherever it is (the temporary directory
+        too), and whether it existed before its first write (see :meth:`created`)."""
+        self.reads: Optional[dict[str, None]] = {} if created else None
+        """With ``created``: every path opened for reading (modules' sources too), every
+        folder listed and every SQLite database connected to (see :meth:`used`)."""
 
     def note(self, path: Any, event: str = "open") -> None:
         if isinstance(path, int):
@@ -85,6 +95,9 @@ class WriteWatch:
             name = os.path.abspath(os.fsdecode(path))
         except (TypeError, ValueError):
             return
+        if self.first is not None and name not in self.first:
+            if not (event == "os.mkdir" and os.path.isdir(name)):
+                self.first[name] = os.path.lexists(name)
         if name in self.seen or not self._undeclared(name):
             return
         if event == "os.mkdir" and (
@@ -106,6 +119,33 @@ class WriteWatch:
                 if name == root or name.startswith(root.rstrip(os.sep) + os.sep):
                     return False
         return True
+
+    def note_read(self, path: Any) -> None:
+        if self.reads is None or isinstance(path, int):
+            return
+        try:
+            self.reads.setdefault(os.path.abspath(os.fsdecode(path)), None)
+        except (TypeError, ValueError):
+            return
+
+    def used(self) -> list[str]:
+        """The paths read, listed, connected to (a SQLite database, and its write-ahead log)
+        or written where they existed before, and there now (absolute): what the watched
+        code used but did not create. Empty unless watched with ``created``."""
+        first = self.first or {}
+        found = {p: None for p, existed in first.items() if existed}
+        found.update((p, None) for p in self.reads or {} if first.get(p, True))
+        return [p for p in found if os.path.lexists(p)]
+
+    def created(self) -> list[str]:
+        """The paths that did not exist before the watched code first wrote them and exist
+        now (absolute; ``__pycache__`` left out): what it created. Empty unless watched with
+        ``created``."""
+        return [
+            p
+            for p, existed in (self.first or {}).items()
+            if not existed and "__pycache__" not in p.split(os.sep) and os.path.lexists(p)
+        ]
 
     def undeclared(self) -> list[str]:
         """The undeclared paths the invocation changed: written and still there, or there
@@ -142,9 +182,18 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             isinstance(flags, int) and flags & WRITE_FLAGS
         )
         if not writes:
+            if watch.reads is not None:  # a build: what it read
+                watch.note_read(path)
             return
         positions: tuple[int, ...] = (0,)
         args = (path,)
+    elif event in _READ_EVENTS:
+        if watch.reads is not None and args:
+            path = "." if args[0] is None else args[0]
+            watch.note_read(path)
+            if event == "sqlite3.connect" and isinstance(path, (str, bytes, os.PathLike)):
+                watch.note_read(os.fsdecode(path) + "-wal")  # where WAL mode writes first
+        return
     else:
         found = _PATH_ARGS.get(event)
         if found is None:
@@ -170,16 +219,17 @@ def start(workdir: str, snakemake: Any) -> WriteWatch:
 
 
 def start_build(workdir: str) -> WriteWatch:
-    """Watch the writes of a template build (nothing is declared for it)."""
-    return _watch(workdir, [])
+    """Watch the writes of a template build (nothing is declared for it), and what it creates
+    and uses (:meth:`WriteWatch.created`, :meth:`WriteWatch.used`)."""
+    return _watch(workdir, [], created=True)
 
 
-def _watch(workdir: str, allowed: list[str]) -> WriteWatch:
+def _watch(workdir: str, allowed: list[str], created: bool = False) -> WriteWatch:
     global _current, _installed
     if not _installed:
         sys.addaudithook(_hook)  # for the worker's lifetime: audit hooks cannot be removed
         _installed = True
-    _current = WriteWatch(workdir, allowed)
+    _current = WriteWatch(workdir, allowed, created)
     return _current
 
 

@@ -29,6 +29,7 @@ import builtins
 import gc
 import io
 import logging
+import mmap
 import os
 import sys
 import threading
@@ -175,7 +176,8 @@ def fresh_exit(
     ``__main__`` in ``sys.modules``. ``handlers``: the ``atexit`` handlers the script
     registered (direct mode), or None to run this process's whole ``atexit`` list (a fork
     child, whose list holds only the invocation's).
-    ``teardown``: what a fork child tears down besides ``__main__`` (:func:`_finalize_modules`).
+    ``teardown``: what a fork child tears down besides ``__main__`` (:func:`_finalize_modules`);
+    in direct mode only its ``template_files`` are used (flushed).
     ``find_files``: look for files still open among every live object (:func:`_finish_files`;
     a fork child whose script added an audit hook does not, since the hook would see the
     walk)."""
@@ -215,6 +217,8 @@ def fresh_exit(
             gc.collect()
         if held is not None:
             _finish_files(_open_files(held), close=False)
+        if teardown is not None:  # the template's files, which the walk above skips (frozen)
+            _finish_files(teardown.template_files, close=False)
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and not stream.closed:
@@ -503,23 +507,74 @@ def flush_template_files(own: AbstractSet[tuple[int, int, int]]) -> list[Callabl
     """In the worker, after a template's build: the writable files it left open (not the
     worker's own, ``own``: descriptor, device, inode), flushed now, so that what a forked job
     flushes of them at its end is its own writes; weak references to them."""
-    streams = _std_layers(sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__)
     found: list[Callable[[], Any]] = []
-    for ref in _open_files():
-        obj = ref()
-        if obj is None or any(obj is s for s in streams):
-            continue
+    for ref, obj in _build_files(own):
         try:
             if obj.closed or not obj.writable():
-                continue
-            fd = obj.fileno()
-            st = os.fstat(fd)
-            if (fd, st.st_dev, st.st_ino) in own:
                 continue
             obj.flush()
             found.append(ref)
         except Exception:  # noqa: BLE001 - not a file of its own (a socket's, a closed one)
             continue
+    return found
+
+
+FilePosition = tuple[Callable[[], Any], bool, Optional[int]]
+"""A file object the template's build left: a weak reference, whether it was closed, and its
+position (None where it cannot tell)."""
+
+
+def template_file_positions(own: AbstractSet[tuple[int, int, int]]) -> list[FilePosition]:
+    """In the worker, after a template's build: every file object it left (readable ones
+    too; not the worker's own, ``own``) and every memory map, with whether it is closed and
+    its position, for :func:`moved_template_files`."""
+    found = [(ref, bool(obj.closed), _tell(obj)) for ref, obj in _build_files(own)]
+    # A memory map keeps a position of its own (find, seek and readline move it).
+    maps = [o for o in gc.get_objects() if type(o) is mmap.mmap]
+    return found + [(weakref.ref(m), bool(m.closed), _tell(m)) for m in maps]
+
+
+def moved_template_files(positions: list[FilePosition]) -> list[str]:
+    """Of ``positions``, the file objects a job closed, dropped or moved (read from or wrote
+    through): direct mode's next job would go on from there, where a fresh job's build
+    opens its own."""
+    moved = []
+    for ref, closed, position in positions:
+        obj = ref()
+        name = repr(getattr(obj, "name", "?"))
+        if obj is None:
+            moved.append("a file object the template left is gone")
+        elif bool(obj.closed) != closed:
+            moved.append(f"a file the template keeps open was closed ({name})")
+        elif not closed and _tell(obj) != position:
+            moved.append(f"the position of a file the template keeps open moved ({name})")
+    return moved
+
+
+def _tell(obj: Any) -> Optional[int]:
+    try:
+        return None if obj.closed else int(obj.tell())
+    except Exception:  # noqa: BLE001 - not seekable, or a text file iterated with next()
+        return None
+
+
+def _build_files(own: AbstractSet[tuple[int, int, int]]) -> list[tuple[Callable[[], Any], Any]]:
+    """The file objects alive now but the standard streams and the worker's own files."""
+    streams = _std_layers(sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__)
+    found = []
+    for ref in _open_files():
+        obj = ref()
+        if obj is None or any(obj is s for s in streams):
+            continue
+        try:
+            if not obj.closed:
+                fd = obj.fileno()
+                st = os.fstat(fd)
+                if (fd, st.st_dev, st.st_ino) in own:
+                    continue
+        except Exception:  # noqa: BLE001 - no descriptor of its own (an in-memory file)
+            continue
+        found.append((ref, obj))
     return found
 
 

@@ -68,7 +68,16 @@ from typing import Any, NoReturn, Optional
 from stickyinvoc import fingerprint as _fingerprint
 
 from . import _audit
-from ._exit import ExitScope, Teardown, flush_template_files, forget_inherited, fresh_exit
+from ._exit import (
+    ExitScope,
+    FilePosition,
+    Teardown,
+    flush_template_files,
+    forget_inherited,
+    fresh_exit,
+    moved_template_files,
+    template_file_positions,
+)
 from ._liveness import Fate, classify_exit
 from ._names import Names
 from ._preamble import PREAMBLE
@@ -241,6 +250,14 @@ def _file_positions() -> dict[int, tuple[int, int, int]]:
         except OSError:
             continue
     return found
+
+
+def _open_file_state(fd: int) -> Optional[tuple[int, int, int, int]]:
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _rewind(offsets: dict[int, tuple[int, int, int]]) -> None:
@@ -486,15 +503,22 @@ class Isolation:
         self.zombies: list[int] = []
         self.pristine: Optional[_fingerprint.Fingerprint] = None
         self.own_files = {(fd, dev, ino) for fd, (dev, ino, _) in _file_positions().items()}
+        """The files the worker had open before any template (descriptor, device, inode):
+        never rewound, flushed or compared."""
         self.builtins_names = frozenset(vars(builtins))
         self.sys_names = frozenset(vars(sys))
         """The builtins' and ``sys``'s names before any template: a forked job's teardown
         drops the others (:class:`._exit.Teardown`)."""
         self.template_files: list[Callable[[], Any]] = []
-        """Files the worker had open before any template (descriptor, device, inode): never
-        rewound."""
+        """The writable files the template's build left open (flushed at a job's end)."""
+        self.template_positions: list[FilePosition] = []
+        """Every file object the build left, as it left it (direct mode: compared after a
+        job, :func:`._exit.moved_template_files`)."""
         self.offsets: dict[int, tuple[int, int, int]] = {}
         """The template's regular files: (device, inode, position) as its build left them."""
+        self.open_file_states: dict[int, tuple[int, int, int, int]] = {}
+        """The template's regular files: (device, inode, size, mtime) after its build, for
+        :meth:`open_files_changed`."""
         self.pages = PageLog()
         """The pages the last recording child touched, populated by the next spare ahead of
         its script (:mod:`._prefault`)."""
@@ -547,6 +571,7 @@ class Isolation:
             self.torch_sized = True  # a fresh job's torch keeps the build's size
         self.processes = _running_processes()
         self.template_files = flush_template_files(self.own_files)
+        self.template_positions = template_file_positions(self.own_files)
         self._discard_spare()
         self.pristine = None
         self.pages.clear()
@@ -555,6 +580,16 @@ class Isolation:
         for fd, where in _file_positions().items():
             if (fd, *where[:2]) not in self.own_files:
                 self.offsets.setdefault(fd, where)  # children move the positions they share
+        self.open_file_states = {
+            fd: found for fd in self.offsets if (found := _open_file_state(fd)) is not None
+        }
+
+    def before_build(self) -> None:
+        """Before a template's build: the files the worker opened since it started (a DISTEA
+        trace) are its own, not the template's (never rewound, flushed or compared)."""
+        for fd, (device, inode, _) in _file_positions().items():
+            if fd not in self.offsets:
+                self.own_files.add((fd, device, inode))
 
     def idle(self, fork_next: bool) -> None:
         """Between invocations: reap ended children and, for fork mode, fork the next child
@@ -585,11 +620,44 @@ class Isolation:
             restore_warnings = snapshot.restore()
         outcome.warnings.extend(restore_warnings)
         changes = pristine.changes()
+        changes.extend(self._moved_files())
         if _audit.hooks_added() != hooks:
             changes.append("an audit hook added (sys.addaudithook)")
-        outcome.retire = _fingerprint.describe(changes)
+        described = _fingerprint.describe(changes)
+        if described is not None:
+            outcome.retire = (
+                f"the script changed its worker's process ({described}) (direct mode; fork "
+                "mode, the default, needs no such check)"
+            )
         gc.freeze()  # what survived the invocation's exit: the next one's collection skips it
         return outcome
+
+    def open_files_changed(self) -> list[str]:
+        """The regular files the template keeps open whose contents a job changed (their size
+        or time; an unnamed ``TemporaryFile`` too): a fresh job's build opens or makes its
+        own, so the worker is retired (:meth:`._worker.Worker.files_checked`)."""
+        changed = []
+        for fd, before in self.open_file_states.items():
+            now = _open_file_state(fd)
+            if now is not None and now[:2] == before[:2] and now != before:
+                changed.append(f"a file the template keeps open (fd {fd}) was written")
+        return changed
+
+    def _moved_files(self) -> list[str]:
+        """Direct mode: the files the template keeps open that the job moved (read from or
+        flushed writes to): a fresh job opens its own copy at the build's position, and
+        fork mode puts them back (:func:`_rewind`); here the next job would go on from there."""
+        moved = []
+        for fd, (device, inode, position) in self.offsets.items():
+            try:
+                info = os.fstat(fd)
+                if (info.st_dev, info.st_ino) != (device, inode):
+                    continue
+                if os.lseek(fd, 0, os.SEEK_CUR) != position:
+                    moved.append(f"the position of a file the template keeps open (fd {fd})")
+            except OSError:
+                continue
+        return moved_template_files(self.template_positions) + moved
 
     # ---- fork mode -----------------------------------------------------------------------
 
@@ -1098,7 +1166,6 @@ class ProcessSnapshot:
         if not self.exited:
             for name in ("__file__", "__cached__"):
                 self.namespace.pop(name, None)
-        teardown = None
         if self.in_child:
             teardown = Teardown(
                 self._own_modules(),
@@ -1106,6 +1173,8 @@ class ProcessSnapshot:
                 self.iso.sys_names,
                 self.iso.template_files,
             )
+        else:  # a job's writes to a file the template keeps open reach it, as at a fresh exit
+            teardown = Teardown(template_files=self.iso.template_files)
         # A fork child whose script added an audit hook: nothing the hook could see that a
         # fresh exit does not do (no walk of every object for files left open).
         hooked = self.in_child and _audit.hooks_added() != self.hooks

@@ -158,6 +158,10 @@ class StickyScheduler:
         self.failed_templates: dict[str, str] = {}
         self.failed_classes: dict[str, str] = {}
         self._start_failures: Counter[str] = Counter()
+        self.retiring: dict[str, frozenset[str]] = {}
+        """Retired workers whose process may still be ending (its template's teardown, its
+        exit handlers), by id: their templates. A fresh run's next job starts after the last
+        one's process ended, so no worker for these templates starts until then."""
         # (class, template) -> workers lost in a row while building the template
         self._build_losses: Counter[tuple[str, str]] = Counter()
         self._ids = itertools.count(1)
@@ -206,8 +210,16 @@ class StickyScheduler:
             slot.phase, slot.since = Phase.IDLE, now
             if retire is not None:
                 slot.phase = Phase.STOPPING
+                self.retiring[slot.id] = frozenset({*slot.templates, slot.started_for})
                 out.append(StopWorker(slot.id, f"retired: {retire}"))
         return out + self._assign(now)
+
+    def worker_exited(self, worker_id: str, now: float) -> list[Instruction]:
+        """A retired worker's process has ended (or the manager stopped waiting for it):
+        workers for its templates may start again."""
+        if self.retiring.pop(worker_id, None) is None:
+            return []
+        return self._assign(now)
 
     def template_failed(self, template: str, reason: str, now: float) -> list[Instruction]:
         """A template cannot be built: fail all that waits for it, and anything later."""
@@ -420,8 +432,11 @@ class StickyScheduler:
             self._start_key(w.cls, w.started_for) for w in live if w.phase is Phase.STARTING
         )
         live_classes = Counter(w.cls for w in live)
+        ending = set().union(*self.retiring.values()) if self.retiring else set()
         for inv_id in self.queue:
             template, cls = self.invocations[inv_id].template, self.invocations[inv_id].cls
+            if template in ending:
+                continue  # after the retired worker's process, as a fresh job after the last
             key = self._start_key(cls, template)
             if starting[key] > 0:
                 starting[key] -= 1  # a worker of this class is on its way for it

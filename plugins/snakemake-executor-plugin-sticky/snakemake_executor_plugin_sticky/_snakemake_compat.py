@@ -417,8 +417,12 @@ def recompute_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any
                 del aux[name]
             job._resources = None  # recomputed with the mutexes postprocess adds back
     workflow.async_run(dag.postprocess(update_needrun=True))
-    for job in restored:
-        workflow.async_run(dag.handle_temp(job))
+
+    async def handle_temps() -> None:  # one pass of the event loop, not one per job
+        for job in restored:
+            await dag.handle_temp(job)
+
+    workflow.async_run(handle_temps())
 
 
 def keep_needrun(workflow: Any, jobs: Iterable[Any], restored: Iterable[Any]) -> list[Any]:

@@ -626,10 +626,9 @@ class Executor(RealExecutor):
             self.logger.warning(f"sticky: {_job_label(info.job)}: {note}")
         if done is not None and done.retire is not None:
             self.logger.warning(
-                f"sticky: {_job_label(info.job)}: the script changed its worker's process "
-                f"({done.retire}); a fresh process would not carry that to the next job, so "
-                "the worker is retired and the next job gets a fresh one (direct mode; "
-                "fork mode, the default, needs no such check)"
+                f"sticky: {_job_label(info.job)}: {done.retire}; a fresh process would not "
+                "carry that to the next job, so the worker is retired and the next job gets "
+                "a fresh one"
             )
         if done is not None and done.imported:
             self._tell_imports(info.job, done.imported)

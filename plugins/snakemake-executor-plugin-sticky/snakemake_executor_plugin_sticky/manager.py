@@ -56,6 +56,10 @@ MAX_PENDING_HANDSHAKES = 16
 """Connections authenticated at once; further ones wait in the listen backlog until one of
 these finishes or is cut off, so a flood of silent peers holds at most this many threads."""
 
+RETIRED_EXIT_WAIT_S = 30.0
+"""Seconds a retired worker's replacement waits at most for its process to end (its template's
+teardown and exit handlers; a pilot's Slurm job)."""
+
 log = logging.getLogger("snakemake.sticky")
 
 DoneCallback = Callable[[int, bool, Optional[str], Optional[InvocationDone]], None]
@@ -145,7 +149,8 @@ class Manager:
             max_requeues=max_requeues,
         )
         self.workers: dict[str, WorkerProcess] = {}
-        self._retiring: list[WorkerHandle] = []
+        self._retiring: dict[str, tuple[WorkerHandle, float]] = {}
+        """Stopped workers still exiting, by id: their handle and when they were stopped."""
         self._direct_noted: set[str] = set()
         self.inflight: dict[int, InFlight] = {}
         self._told_failures: set[tuple[str, str]] = set()
@@ -487,10 +492,13 @@ class Manager:
     def _periodic(self, now: float) -> None:
         self.launcher.refresh()
         with self._lock:
-            for handle in list(self._retiring):
+            for worker_id, (handle, since) in list(self._retiring.items()):
                 if handle.ended() is not None:
                     handle.release()  # whatever the stopped worker's jobs left running
-                    self._retiring.remove(handle)
+                    del self._retiring[worker_id]
+                    self._apply(self.scheduler.worker_exited(worker_id, now))
+                elif now - since > RETIRED_EXIT_WAIT_S:  # its replacement waited long enough
+                    self._apply(self.scheduler.worker_exited(worker_id, now))
             for worker in list(self.workers.values()):
                 ended = worker.handle.ended() if worker.handle is not None else None
                 if ended is not None:
@@ -538,7 +546,9 @@ class Manager:
                 if worker.conn is not None:
                     worker.conn.close()
                 if worker.handle is not None:
-                    self._retiring.append(worker.handle)
+                    self._retiring[worker_id] = (worker.handle, time.monotonic())
+                else:
+                    self._apply(self.scheduler.worker_exited(worker_id, time.monotonic()))
             elif fate is Fate.REQUEUE:
                 log.warning(
                     "sticky: lost worker %s: %s (log: %s)", worker_id, reason, worker.log_path
@@ -674,7 +684,7 @@ class Manager:
         deadline = time.monotonic() + grace
         with self._lock:
             handles = [w.handle for w in self.workers.values() if w.handle is not None]
-            handles += self._retiring
+            handles += [handle for handle, _ in self._retiring.values()]
         for handle in handles:
             if not handle.wait(max(0.0, deadline - time.monotonic())):
                 log.warning(

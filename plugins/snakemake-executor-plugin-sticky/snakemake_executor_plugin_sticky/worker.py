@@ -58,6 +58,8 @@ from ._protocol import (
 )
 from ._seeds import SeedWatch
 from ._shell_prefix import apply as apply_prefix
+from ._template_files import BuildFiles
+from ._template_files import describe as describe_file_changes
 from ._worker_env import building
 
 HEARTBEAT_INTERVAL = 1.0
@@ -150,6 +152,9 @@ class Worker:
         self.isolation = Isolation(link)
         self.hazards: list[str] = []
         """Why this process cannot be forked (:mod:`._hazards`), found after each build."""
+        self.build_files: dict[str, BuildFiles] = {}
+        """What each template's build made or used on disk, compared after every job
+        (:mod:`._template_files`)."""
         self.heartbeat: Optional[threading.Thread] = None
         self.fork_next = False
         self.parent_pid = os.getppid()
@@ -249,8 +254,10 @@ class Worker:
         self.holder.looked_up = set()
         resolve_node_tmpdir(inv.snakemake)
         building = inv.template not in self.holder.states
+        build_watch = None
         if building:  # the files a build writes: not any concurrent job's (checkpoints)
-            _audit.start_build(inv.workdir or os.getcwd())
+            self.isolation.before_build()
+            build_watch = _audit.start_build(inv.workdir or os.getcwd())
         seeds = SeedWatch()  # which generators the template seeds (_seeds): while it builds
         names = NameWatch()  # how far it advances the default-name counters (_names)
         try:
@@ -279,6 +286,10 @@ class Worker:
             self.hazards = fork_hazards([self.heartbeat] if self.heartbeat else [])
             direct = describe_hazards(self.hazards) if inv.isolation == "fork" else None
             writes = tuple(_audit.stop()) if building else ()
+            if build_watch is not None:  # after the flush of what it left open (above)
+                self.build_files[inv.template] = BuildFiles.after_build(
+                    inv.template, build_watch.created(), build_watch.used()
+                )
             self.send(
                 StateBuilt(inv.template, built.build_seconds, direct_because=direct, writes=writes)
             )
@@ -286,7 +297,23 @@ class Worker:
                 self.trace.state_built(
                     inv.template, {k: b.value for k, b in self.holder.states.items()}
                 )
-        return self.execute_script(inv)
+        return self.files_checked(self.execute_script(inv))
+
+    def files_checked(self, done: InvocationDone) -> InvocationDone:
+        """Retire this worker after a job that changed what a template's build made or
+        used on disk (:mod:`._template_files`): the next job's fresh build starts afresh."""
+        if done.retire is not None:
+            return done
+        written = self.isolation.open_files_changed()
+        if written:
+            return dataclasses.replace(done, retire=describe_file_changes("", written))
+        for files in self.build_files.values():
+            changed = files.changed()
+            if changed:
+                return dataclasses.replace(
+                    done, retire=describe_file_changes(files.template, changed)
+                )
+        return done
 
     def compiled(self, inv: Invoke) -> tuple[Any, frozenset[str]]:
         key = (inv.script_path, hash(inv.script_source))

@@ -173,3 +173,18 @@ def test_impact_step_takes_one_change_as_a_string_and_refuses_none(traced_run, t
     )
     assert none.returncode != 0
     assert "distea_impact: no change to ask about; add --config" in none.stdout + none.stderr
+
+
+@pytest.mark.integration
+def test_tracing_retires_no_worker(traced_run):
+    """The trace a worker writes is its own file, not its template's: a template whose build
+    made or used nothing a job changes keeps its worker while traced (docs/sticky.md, "What
+    the template's build made or used on disk")."""
+    workdir, _ = traced_run
+    events = [
+        json.loads(line)
+        for f in (workdir / ".snakemake" / "sticky").glob("*/metrics.jsonl")
+        for line in f.read_text().splitlines()
+    ]
+    assert any(e.get("event") == "invocation" for e in events), events[:5]
+    assert not [e for e in events if e.get("event") == "worker_retired"]

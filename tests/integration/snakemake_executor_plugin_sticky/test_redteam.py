@@ -31,7 +31,6 @@ DIRECT_LIMITS = {
     "sklearn_state_partial_fit": "direct mode shares the template's state object",
     "threads_active_count": "the worker's heartbeat thread is visible",
     "torch_interop_threads": "torch's interop pool is sized once per process",
-    "state_holds_open_file": "direct mode shares the template's state object",
     "proc_env_threads": "thread pools sized when the template imported the library",
     # round 2
     "helper_module_generators": "a module's generator object advanced by an earlier job",

@@ -42,8 +42,6 @@ DIRECT_LIMITS: dict[str, str] = {
     "pretouch_numpy_memmap_copy_on_write_goes_stale": "direct mode shares the template's state",
     "pretouch_pagemap_present_pages_of_template_mapping": "direct mode shares the template's state",
     "pretouch_races_with_script_writes": "direct mode shares the template's state",
-    "template_file_handle_read_offset_is_shared": "direct mode shares the template's state",
-    "template_file_handle_write_offset_is_shared": "direct mode shares the template's state",
     "atexit_sees_imports_made_after_the_script": "direct mode's import watch is in place "
     "while the job's exit handlers run",
     "rlimit_nofile_zero_after_outputs": "a job that lowers RLIMIT_NOFILE to 0 fails in direct "

@@ -21,8 +21,6 @@ sys.path.pop(0)
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 BOTH_LIMITS = {
-    "template_tempdir_dropped_by_job": "the template's files on disk are shared by its jobs",
-    "template_scratch_dir_shared": "the template's files on disk are shared by its jobs",
     "template_teardown_writes_job_log": "a template's teardown runs at the end of the run, once",
     "template_mp_lock_left_held": "a multiprocessing lock in the template is shared by its jobs",
     "template_imported_library_atexit_hook": "exit handlers the template's imports registered "

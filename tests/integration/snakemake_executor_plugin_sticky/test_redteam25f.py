@@ -83,7 +83,6 @@ DIRECT_LIMITS: dict[str, str] = {
     "seen differing once",
     "weakref_finalize_atexit_flags": "direct mode: finalizers run after the exit handlers",
     "process_names": "direct mode: the worker's threads are counted",
-    "template_state_file_job_writes": "direct mode shares the template's state",
 }
 """Known differences (documented in docs/sticky.md, "Known differences"): not asserted."""
 

@@ -40,3 +40,30 @@ def test_every_stdlib_exit_hook_is_classified():
 
 def test_no_classification_names_a_module_that_registers_nothing():
     assert not sorted(STDLIB_EXIT_HOOKS.keys() - stdlib_exit_hook_sites())
+
+
+def test_moved_closed_or_dropped_template_files_are_named(tmp_path):
+    """Direct mode: what a job did to the file objects and memory maps the build left
+    (``_exit.moved_template_files``); untouched ones are not named."""
+    import mmap
+
+    from snakemake_executor_plugin_sticky import _exit
+
+    (tmp_path / "table.tsv").write_text("h\nalpha\nbeta\n")
+    reader = open(tmp_path / "table.tsv")  # noqa: SIM115 - the template keeps it open
+    reader.readline()
+    other = open(tmp_path / "table.tsv")  # noqa: SIM115
+    index = mmap.mmap(-1, 16)
+    positions = [
+        p for p in _exit.template_file_positions(frozenset()) if p[0]() in (reader, other, index)
+    ]
+    assert len(positions) == 3 and _exit.moved_template_files(positions) == []
+    for _line in reader:  # a scan that stops early: tell() is disabled, the position moved
+        break
+    other.close()
+    index.seek(4)
+    moved = _exit.moved_template_files(positions)
+    assert len(moved) == 3, moved
+    assert any("was closed" in m for m in moved)
+    reader.close()
+    index.close()

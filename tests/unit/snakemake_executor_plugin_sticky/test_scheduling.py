@@ -346,20 +346,37 @@ def test_a_class_that_cannot_start_fails_alone():
     assert s.submit(4, "cpu-a", 4.0) == [StartWorker("w5")]  # cpu work scales out as usual
 
 
-def test_a_retired_worker_takes_no_more_work_and_a_fresh_one_starts():
-    """Direct mode: an invocation changed its worker's process; the worker is stopped, the
-    waiting invocation runs on a fresh worker (built from the template), not on it."""
+def test_a_retired_worker_takes_no_more_work_and_a_fresh_one_starts_after_it_ended():
+    """An invocation changed its worker's process (direct mode) or its template's files; the
+    worker is stopped, and the waiting invocation runs on a fresh worker (built from the
+    template), not on it; that worker starts once the retired one's process has ended (its
+    template's teardown and exit handlers), as a fresh job starts after the last one's."""
     s = StickyScheduler(max_workers=1)
     assert s.submit(1, "llm", 0.0) == [StartWorker("w1")]
     assert s.submit(2, "llm", 0.0) == []
     assert connected(s, "w1") == [Dispatch("w1", 1)]
     s.state_built("w1", "llm")
     out = s.invocation_done("w1", 1, 1.0, retire="numpy print options")
-    # A stopping worker does not count against the limit: its replacement starts at once.
-    assert out == [StopWorker("w1", "retired: numpy print options"), StartWorker("w2", "llm")]
+    assert out == [StopWorker("w1", "retired: numpy print options")]
     assert s.workers["w1"].phase is Phase.STOPPING
-    assert s.worker_lost("w1", 1.5, "stopped") == []
+    assert s.worker_lost("w1", 1.5, "stopped") == []  # its link closed: it may still be ending
+    # A stopping worker does not count against the limit: its replacement starts at once.
+    assert s.worker_exited("w1", 1.7) == [StartWorker("w2", "llm")]
+    assert s.worker_exited("w1", 1.8) == []
     assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
+
+
+def test_a_retired_worker_holds_back_only_its_own_templates():
+    s = StickyScheduler(max_workers=2)
+    s.submit(1, "llm", 0.0)
+    connected(s, "w1")
+    s.state_built("w1", "llm")
+    assert s.invocation_done("w1", 1, 1.0, retire="its files") == [
+        StopWorker("w1", "retired: its files")
+    ]
+    assert s.submit(2, "llm", 1.1) == []  # waits for w1's process to end
+    assert s.submit(3, "tok", 1.2) == [StartWorker("w2", "tok")]  # another template: at once
+    assert s.worker_exited("w1", 1.3) == [StartWorker("w3", "llm")]
 
 
 def test_an_invocation_that_changed_nothing_keeps_its_worker():

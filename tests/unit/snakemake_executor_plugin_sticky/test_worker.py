@@ -1,5 +1,6 @@
 """The worker's invocation path, in-process: template states, script execution, errors."""
 
+import dataclasses
 import types
 from pathlib import Path
 
@@ -92,3 +93,23 @@ def test_working_directory_is_restored_after_an_invocation(worker, templates, tm
     before = os.getcwd()
     assert worker.run(invoke(templates, f"import os\nos.chdir({str(tmp_path)!r})\n")).ok
     assert os.getcwd() == before
+
+
+def test_a_job_that_changes_what_the_build_created_retires_its_worker(worker, tmp_path):
+    """A fresh job builds its own scratch folder; a job that writes into the worker's hands
+    that to the next job, so the worker is retired (_template_files); one that only reads it
+    is not. (In-process, direct mode's own check also sees the test runner's timers: the
+    file check is read on its own.)"""
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "import tempfile\nfrom stickyinvoc import template\n"
+        "@template('m')\ndef m():\n    return {'scratch': tempfile.mkdtemp(prefix='tw-')}\n"
+    )
+    state = "import os, stickyinvoc\nst = stickyinvoc.state(snakemake)\n"
+    reads = worker.run(invoke(path, state + "os.listdir(st['scratch'])\n", 1))
+    assert reads.ok and worker.files_checked(dataclasses.replace(reads, retire=None)).retire is None
+    writes = worker.run(invoke(path, state + "open(st['scratch'] + '/part', 'w').close()\n", 2))
+    scratch = worker.holder.states["m"].value["scratch"]
+    assert writes.ok
+    reason = worker.files_checked(dataclasses.replace(writes, retire=None)).retire
+    assert reason is not None and f"{scratch} (changed)" in reason and "template 'm'" in reason
