@@ -116,7 +116,7 @@ def _watched(path: str, roots: list[str], on_path: set[str]) -> bool:
 
 @dataclass
 class BuildFiles:
-    """The paths one template's build created, as they were after it."""
+    """The paths one template's build made or used, as they were after it."""
 
     template: str
     states: dict[str, Optional[_Seen]]
