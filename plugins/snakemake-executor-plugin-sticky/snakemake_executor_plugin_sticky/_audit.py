@@ -70,7 +70,7 @@ _READ_EVENTS = frozenset({"os.listdir", "os.scandir", "sqlite3.connect"})
 class WriteWatch:
     """Collects undeclared writes while one invocation runs (one at a time per worker)."""
 
-    def __init__(self, workdir: str, allowed: Iterable[str], created: bool = False) -> None:
+    def __init__(self, workdir: str, allowed: Iterable[str], build: bool = False) -> None:
         self.workdir = os.path.abspath(workdir)
         self.allowed = [os.path.abspath(p) for p in allowed]
         ignored = [tempfile.gettempdir(), "/dev", "/proc"]
@@ -81,12 +81,13 @@ class WriteWatch:
         self.imports: list[str] = []
         """The modules imported while watched, in order (the ``import`` audit event: raised
         only for a module not in ``sys.modules`` yet, also where its import then fails)."""
-        self.first: Optional[dict[str, bool]] = {} if created else None
-        """With ``created``: every path written, wherever it is (the temporary directory
-        too), and whether it existed before its first write (see :meth:`created`)."""
-        self.reads: Optional[dict[str, None]] = {} if created else None
-        """With ``created``: every path opened for reading (modules' sources too), every
-        folder listed and every SQLite database connected to (see :meth:`used`)."""
+        self.first: Optional[dict[str, bool]] = {} if build else None
+        """With ``build`` (a template's build): every path written, wherever it is (the
+        temporary directory too), and whether it existed before its first write (see
+        :meth:`created`)."""
+        self.reads: Optional[dict[str, None]] = {} if build else None
+        """With ``build``: every path opened for reading (modules' sources too), every folder
+        listed and every SQLite database connected to (see :meth:`used`)."""
 
     def note(self, path: Any, event: str = "open") -> None:
         if isinstance(path, int):
@@ -131,7 +132,7 @@ class WriteWatch:
     def used(self) -> list[str]:
         """The paths read, listed, connected to (a SQLite database, and its write-ahead log)
         or written where they existed before, and there now (absolute): what the watched
-        code used but did not create. Empty unless watched with ``created``."""
+        code used but did not create. Empty unless watched with ``build``."""
         first = self.first or {}
         found = {p: None for p, existed in first.items() if existed}
         found.update((p, None) for p in self.reads or {} if first.get(p, True))
@@ -140,7 +141,7 @@ class WriteWatch:
     def created(self) -> list[str]:
         """The paths that did not exist before the watched code first wrote them and exist
         now (absolute; ``__pycache__`` left out): what it created. Empty unless watched with
-        ``created``."""
+        ``build``."""
         return [
             p
             for p, existed in (self.first or {}).items()
@@ -221,15 +222,15 @@ def start(workdir: str, snakemake: Any) -> WriteWatch:
 def start_build(workdir: str) -> WriteWatch:
     """Watch the writes of a template build (nothing is declared for it), and what it creates
     and uses (:meth:`WriteWatch.created`, :meth:`WriteWatch.used`)."""
-    return _watch(workdir, [], created=True)
+    return _watch(workdir, [], build=True)
 
 
-def _watch(workdir: str, allowed: list[str], created: bool = False) -> WriteWatch:
+def _watch(workdir: str, allowed: list[str], build: bool = False) -> WriteWatch:
     global _current, _installed
     if not _installed:
         sys.addaudithook(_hook)  # for the worker's lifetime: audit hooks cannot be removed
         _installed = True
-    _current = WriteWatch(workdir, allowed, created)
+    _current = WriteWatch(workdir, allowed, build)
     return _current
 
 

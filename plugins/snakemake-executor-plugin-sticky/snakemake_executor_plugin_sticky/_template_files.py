@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
+from ._codekey import _installed_roots
+
 MAX_WATCHED = 2000
 """The most paths watched per template (a build that unpacks more: its shallowest ones)."""
 
@@ -87,8 +89,9 @@ def _multiprocessing_tempdir() -> Optional[str]:
 
 
 def _installation() -> list[str]:
-    """Where Python and its packages are installed (what imports read)."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    """Where Python and its packages are installed (what imports read): the prefixes
+    (:func:`._codekey._installed_roots`) and the site-packages folders, wherever they are."""
+    roots = {r.rstrip(os.sep) for r in _installed_roots()}
     try:
         roots.update(site.getsitepackages())
         roots.add(site.getusersitepackages())
