@@ -65,6 +65,8 @@ _DIR_FD_ARGS: dict[str, tuple[int, ...]] = {
 
 # events that read a path (a build's watch records them: :meth:`WriteWatch.used`)
 _READ_EVENTS = frozenset({"os.listdir", "os.scandir", "sqlite3.connect"})
+# tempfile's own events, raised after it made a folder or file of a new name
+_TEMPFILE_EVENTS = frozenset({"tempfile.mkdtemp", "tempfile.mkstemp"})
 
 
 class WriteWatch:
@@ -88,6 +90,13 @@ class WriteWatch:
         self.reads: Optional[dict[str, None]] = {} if build else None
         """With ``build``: every path opened for reading (modules' sources too), every folder
         listed and every SQLite database connected to (see :meth:`used`)."""
+        self.temporary: Optional[set[str]] = set() if build else None
+        """With ``build``: the folders and files :mod:`tempfile` made (``mkdtemp``,
+        ``mkstemp``: a fresh build gets new ones)."""
+        self.wrote_in: Optional[set[str]] = set()
+        """Every path written, removed or renamed, and the folder it is in, wherever it is
+        (a folder's listing changes only through these): None once a write could not be
+        placed (a path relative to a directory descriptor)."""
 
     def note(self, path: Any, event: str = "open") -> None:
         if isinstance(path, int):
@@ -96,6 +105,9 @@ class WriteWatch:
             name = os.path.abspath(os.fsdecode(path))
         except (TypeError, ValueError):
             return
+        if self.wrote_in is not None:
+            self.wrote_in.add(name)
+            self.wrote_in.add(os.path.dirname(name))
         if self.first is not None and name not in self.first:
             if not (event == "os.mkdir" and os.path.isdir(name)):
                 self.first[name] = os.path.lexists(name)
@@ -177,6 +189,10 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     if event == "import":
         watch.imports.append(args[0])
         return
+    if event in _TEMPFILE_EVENTS:
+        if watch.temporary is not None and args and isinstance(args[0], (str, bytes)):
+            watch.temporary.add(os.path.abspath(os.fsdecode(args[0])))
+        return
     if event == "open":
         path, mode, flags = (tuple(args) + (None, None, None))[:3]
         writes = bool(mode and any(c in str(mode) for c in "wax+")) or bool(
@@ -202,6 +218,7 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         positions = found
         if any(i < len(args) and args[i] not in (None, -1) for i in _DIR_FD_ARGS.get(event, ())):
             watch.seen.setdefault(f"<relative to a directory descriptor: {args[0]!r}>", True)
+            watch.wrote_in = None
             return
     _busy.on = True
     try:

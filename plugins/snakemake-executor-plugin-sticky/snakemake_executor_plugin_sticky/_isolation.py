@@ -155,6 +155,9 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     undeclared_writes: list[str] = field(default_factory=list)
     """Paths the script changed outside its outputs and logs (see :mod:`._audit`)."""
+    wrote_in: Optional[list[str]] = None
+    """Every path the script wrote, removed or renamed, and each one's folder (None: not
+    known, as for a child killed from outside; see :attr:`._audit.WriteWatch.wrote_in`)."""
     retire: Optional[str] = None
     """Direct mode: what the invocation changed in the worker's process that a fresh process
     would not carry (:mod:`._fingerprint`); the worker must not run another invocation."""
@@ -674,9 +677,16 @@ class Isolation:
             outcome = self._run_in_child(single)
             total.warnings += outcome.warnings
             total.undeclared_writes += outcome.undeclared_writes
+            if iteration == 0 or total.wrote_in is not None:
+                total.wrote_in = (
+                    None
+                    if outcome.wrote_in is None
+                    else [*(total.wrote_in or []), *outcome.wrote_in]
+                )
             if not outcome.ok:
                 outcome.warnings = total.warnings
                 outcome.undeclared_writes = total.undeclared_writes
+                outcome.wrote_in = None  # the other repeats' are not carried: not known
                 return outcome
             total.seconds += outcome.seconds
             total.cpu_seconds += outcome.cpu_seconds
@@ -817,6 +827,7 @@ class Isolation:
         finally:
             undeclared = _audit.stop()
         outcome.undeclared_writes = undeclared
+        outcome.wrote_in = None if watch.wrote_in is None else sorted(watch.wrote_in)
         return outcome
 
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:

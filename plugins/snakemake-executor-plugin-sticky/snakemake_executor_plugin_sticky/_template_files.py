@@ -20,6 +20,14 @@ the build did not touch is not seen, nor are files the build only looked for
 (``os.path.exists``: no audit event) or that native code opened itself. At most
 :data:`MAX_WATCHED` paths, the shallowest first.
 
+A folder the build made under a fixed name (``os.makedirs("records", exist_ok=True)``) and
+did not list is shared on disk in a fresh run too: another worker's build or job adding a file
+there changes nothing a fresh build would see differently, so a new entry in it counts only
+where the job itself wrote, removed or renamed something directly inside it (its audit watch,
+:attr:`._audit.WriteWatch.wrote_in`; where that is not known, it counts). Its removal or
+replacement always counts, as does any change of a folder ``tempfile`` made (a fresh build
+gets a new, empty one; what a job's subprocess writes there is not seen by the audit watch).
+
 Left out: the Python installation (its prefixes and site-packages: what imports read),
 the folders on ``sys.path`` (the import system lists them), ``/proc``, ``/dev``, ``/sys``,
 Snakemake's ``.snakemake`` folder, ``multiprocessing``'s own temporary folder (``pymp-*``,
@@ -31,7 +39,7 @@ import os
 import site
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -123,20 +131,40 @@ class BuildFiles:
 
     template: str
     states: dict[str, Optional[_Seen]]
+    fixed_folders: frozenset[str] = frozenset()
+    """Folders the build made under a fixed name and did not list: a new entry counts only
+    where the job wrote inside them (see the module's docstring)."""
 
     @classmethod
     def after_build(
-        cls, template: str, created: Sequence[str], read: Sequence[str] = ()
+        cls,
+        template: str,
+        created: Sequence[str],
+        read: Sequence[str] = (),
+        listed: Optional[Collection[str]] = None,
+        temporary: Collection[str] = (),
     ) -> "BuildFiles":
+        """``listed``: every path the build listed or read (None: not known, a new entry in
+        any folder it made counts, whoever added it); ``temporary``: the folders and files
+        :mod:`tempfile` made for it."""
         roots, on_path = _left_out()
         paths = sorted(
             {p for p in [*created, *read] if _watched(p, roots, on_path)},
             key=lambda p: (p.count(os.sep), p),
-        )
-        return cls(template, {p: _seen(p) for p in paths[:MAX_WATCHED]})
+        )[:MAX_WATCHED]
+        fixed: frozenset[str] = frozenset()
+        if listed is not None:
+            made = set(created)
+            fixed = frozenset(
+                p
+                for p in paths
+                if p in made and p not in listed and os.path.isdir(p) and not _within(p, temporary)
+            )
+        return cls(template, {p: _seen(p) for p in paths}, fixed)
 
-    def changed(self) -> list[str]:
-        """The watched paths that are gone or not as they were, each with what happened."""
+    def changed(self, wrote_in: Optional[Collection[str]] = None) -> list[str]:
+        """The watched paths that are gone or not as they were, each with what happened;
+        ``wrote_in``: where the job wrote (None: not known; see :attr:`fixed_folders`)."""
         found = []
         for path, before in self.states.items():
             try:
@@ -150,6 +178,13 @@ class BuildFiles:
                 continue
             state = (st.st_mode, st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
             if state != before.state:
+                if (
+                    wrote_in is not None
+                    and path in self.fixed_folders
+                    and path not in wrote_in
+                    and _identity(state) == _identity(before.state)
+                ):
+                    continue  # another process's entry in a shared folder
                 found.append(f"{path} (changed)")
             elif st.st_ctime_ns != before.ctime_ns and before.digest is not None:
                 if _digest(path) != before.digest:
@@ -157,6 +192,16 @@ class BuildFiles:
                 else:  # its inode only (a link added or removed): not its contents
                     before.ctime_ns = st.st_ctime_ns
         return found
+
+
+def _identity(state: _State) -> tuple[int, int, int]:
+    """A path's kind, inode and device: what it is, not what it holds."""
+    return (stat.S_IFMT(state[0]), state[1], state[2])
+
+
+def _within(path: str, roots: Collection[str]) -> bool:
+    """Whether ``path`` is one of ``roots`` or inside one."""
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
 def describe(template: str, changed: list[str]) -> str:

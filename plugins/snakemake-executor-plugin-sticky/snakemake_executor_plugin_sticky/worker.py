@@ -155,6 +155,8 @@ class Worker:
         self.build_files: dict[str, BuildFiles] = {}
         """What each template's build made or used on disk, compared after every job
         (:mod:`._template_files`)."""
+        self.wrote_in: Optional[frozenset[str]] = None
+        """Where the last job wrote (None: not known): :meth:`files_checked`."""
         self.heartbeat: Optional[threading.Thread] = None
         self.fork_next = False
         self.parent_pid = os.getppid()
@@ -288,7 +290,11 @@ class Worker:
             writes = tuple(_audit.stop()) if building else ()
             if build_watch is not None:  # after the flush of what it left open (above)
                 self.build_files[inv.template] = BuildFiles.after_build(
-                    inv.template, build_watch.created(), build_watch.used()
+                    inv.template,
+                    build_watch.created(),
+                    build_watch.used(),
+                    listed=build_watch.reads or {},
+                    temporary=build_watch.temporary or (),
                 )
             self.send(
                 StateBuilt(inv.template, built.build_seconds, direct_because=direct, writes=writes)
@@ -308,7 +314,7 @@ class Worker:
         if written:
             return dataclasses.replace(done, retire=describe_file_changes("", written))
         for files in self.build_files.values():
-            changed = files.changed()
+            changed = files.changed(self.wrote_in)
             if changed:
                 return dataclasses.replace(
                     done, retire=describe_file_changes(files.template, changed)
@@ -351,7 +357,9 @@ class Worker:
         )
         mode = self.mode(inv)
         self.fork_next = mode == "fork"
+        self.wrote_in = None
         out = self.isolation.run(script, mode)
+        self.wrote_in = None if out.wrote_in is None else frozenset(out.wrote_in)
         return InvocationDone(
             inv.invocation_id,
             out.ok,

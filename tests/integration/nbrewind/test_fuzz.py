@@ -1,8 +1,9 @@
 """The differential fuzzer in CI: generated notebooks, audited, edited, repeated, and compared
 cell by cell (and the final namespace and files) with a fresh stock-kernel run.
 
-``NBREWIND_FUZZ_BATCHES`` x ``NBREWIND_FUZZ_CASES`` cases (default 10 x 50 = 500), each batch one
-notebook run three times through real papermill and real kernels. Larger counts: the bench.
+``NBREWIND_FUZZ_BATCHES`` x ``NBREWIND_FUZZ_CASES`` cases (default 5 x 50 = 250, sized to
+CI's time), each batch one notebook run three times through real papermill and real kernels.
+Larger counts: ``python bench/nbrewind_fuzz.py``.
 """
 
 import os
@@ -13,7 +14,7 @@ from .fuzz import run_batch
 
 pytestmark = pytest.mark.integration
 
-BATCHES = int(os.environ.get("NBREWIND_FUZZ_BATCHES", "10"))
+BATCHES = int(os.environ.get("NBREWIND_FUZZ_BATCHES", "5"))
 CASES = int(os.environ.get("NBREWIND_FUZZ_CASES", "50"))
 SEED = int(os.environ.get("NBREWIND_FUZZ_SEED", "1400"))
 

@@ -1,10 +1,12 @@
 """Snakemake's own scheduling tests (copied into
 ``tests/integration/workflows/snakemake_upstream_scheduling``, see its README) with
 ``--scheduler incremental``: Snakemake's expected results and the checks of its tests.py.
-Each runs twice: on the installed Snakemake, and on a copy carrying the patch proposed
-upstream (``upstream/snakemake``, applied by ``bench/_patched_snakemake.py``), where the
-scheduler learns each round's new ready jobs from Snakemake instead of the whole set."""
+Each runs on the installed Snakemake, and (two of each kind in CI, every one with
+``SNAKEMAKE_PATCHED_ALL=1``) on a copy carrying the patch proposed upstream
+(``upstream/snakemake``, applied by ``bench/_patched_snakemake.py``), where the scheduler
+learns each round's new ready jobs from Snakemake instead of the whole set."""
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -94,8 +96,27 @@ def check_issue3913_threads(workdir: Path, limit: int = 8) -> int:
     return started
 
 
-@pytest.mark.parametrize("patched", [False, True], ids=["installed", "patched"])
-@pytest.mark.parametrize("name", list(CASES))
+# Each run is a Snakemake start of its own (10-15 s here): the copy carrying the upstream
+# patch runs two in CI (many jobs through checkpoints; threads against the cores), every one
+# with SNAKEMAKE_PATCHED_ALL=1.
+PATCHED_ALL = os.environ.get("SNAKEMAKE_PATCHED_ALL") == "1"
+PATCHED = ["test_checkpoints_many", "test_github_issue3913"]
+
+
+def installed_and_patched(names: list[str], patched: list[str]) -> list:
+    """Every name on the installed Snakemake, and those in ``patched`` (every one with
+    SNAKEMAKE_PATCHED_ALL=1) on the patched copy."""
+    return [
+        *(pytest.param(name, False, id=f"{name}-installed") for name in names),
+        *(
+            pytest.param(name, True, id=f"{name}-patched")
+            for name in names
+            if PATCHED_ALL or name in patched
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("name", "patched"), installed_and_patched(list(CASES), PATCHED))
 def test_snakemake_scheduling_workflow_passes(tmp_path, name, patched):
     run = run_upstream(tmp_path, name, patched)
     assert run.returncode == 0, run.output[-4000:]
@@ -321,10 +342,7 @@ GROUP_CASES = {
 # Each group job is a Snakemake start of its own (seconds each): the copy carrying the
 # upstream patch runs the two that exercise the most (merged groups, resource limits).
 GROUP_PATCHED = ["test_group_jobs", "test_global_resource_limits_limit_scheduling_of_groups"]
-GROUP_PARAMS = [
-    *(pytest.param(name, False, id=f"{name}-installed") for name in GROUP_CASES),
-    *(pytest.param(name, True, id=f"{name}-patched") for name in GROUP_PATCHED),
-]
+GROUP_PARAMS = installed_and_patched(list(GROUP_CASES), GROUP_PATCHED)
 
 
 @pytest.mark.parametrize(("name", "patched"), GROUP_PARAMS)

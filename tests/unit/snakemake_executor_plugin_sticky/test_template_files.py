@@ -145,3 +145,78 @@ def test_a_path_made_after_the_build_where_it_used_nothing_is_a_change(tmp_path)
     assert files.changed() == []
     (tmp_path / "late.txt").write_text("x")
     assert files.changed() == [f"{tmp_path / 'late.txt'} (created)"]
+
+
+def built_watch(tmp_path: Path, body) -> _audit.WriteWatch:
+    watch = _audit.start_build(str(tmp_path))
+    try:
+        body()
+    finally:
+        _audit.stop()
+    return watch
+
+
+def after(watch: _audit.WriteWatch) -> BuildFiles:
+    """The build's files as the worker notes them."""
+    return BuildFiles.after_build(
+        "t",
+        watch.created(),
+        watch.used(),
+        listed=watch.reads or {},
+        temporary=sorted(watch.temporary or ()),
+    )
+
+
+def test_a_fixed_folder_the_build_made_counts_only_the_jobs_own_entries(tmp_path, monkeypatch):
+    """A folder made under a fixed name and not listed (a record of builds): another
+    worker's entry is not the job's change (a fresh build sees the same folder); the job's
+    own entry, its removal, or an unknown writer is."""
+    monkeypatch.chdir(tmp_path)
+    files = after(built_watch(tmp_path, lambda: os.makedirs("records", exist_ok=True)))
+    assert files.fixed_folders == {str(tmp_path / "records")}
+    (tmp_path / "records" / "other-worker").write_text("x")  # not by the job
+    assert files.changed(frozenset()) == []
+    assert files.changed(None) == [f"{tmp_path / 'records'} (changed)"]  # writer not known
+    job = type("Job", (), {"output": [], "log": []})()
+    watch = _audit.start(str(tmp_path), job)
+    Path("records/mine").write_text("y")
+    _audit.stop()
+    assert watch.wrote_in is not None and str(tmp_path / "records") in watch.wrote_in
+    assert files.changed(frozenset(watch.wrote_in)) == [f"{tmp_path / 'records'} (changed)"]
+    os.rename(tmp_path / "records", tmp_path / "moved")
+    os.mkdir(tmp_path / "records")  # replaced: another inode, whoever did it
+    assert files.changed(frozenset()) == [f"{tmp_path / 'records'} (changed)"]
+
+
+def test_a_listed_or_temporary_folder_counts_every_entry(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made: dict[str, str] = {}
+
+    def body():
+        os.makedirs("listed", exist_ok=True)
+        os.listdir("listed")  # its listing is part of the state
+        made["tmp"] = tempfile.mkdtemp(prefix="tf-", dir=str(tmp_path))
+        os.mkdir(os.path.join(made["tmp"], "sub"))
+
+    watch = built_watch(tmp_path, body)
+    assert watch.temporary == {made["tmp"]}
+    files = after(watch)
+    assert files.fixed_folders == frozenset()
+    (tmp_path / "listed" / "new").write_text("x")
+    Path(made["tmp"], "sub", "new").write_text("x")  # a job's subprocess, unseen by audit
+    assert sorted(files.changed(frozenset())) == sorted(
+        [f"{tmp_path / 'listed'} (changed)", f"{os.path.join(made['tmp'], 'sub')} (changed)"]
+    )
+
+
+def test_a_write_relative_to_a_folder_descriptor_leaves_where_unknown(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    job = type("Job", (), {"output": [], "log": []})()
+    watch = _audit.start(str(tmp_path), job)
+    fd = os.open(str(tmp_path), os.O_RDONLY)
+    try:
+        os.mkdir("sub", dir_fd=fd)
+    finally:
+        os.close(fd)
+        _audit.stop()
+    assert watch.wrote_in is None
