@@ -193,6 +193,15 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class TornDown:
+    """A stopping worker tore its templates down (its last message)."""
+
+    writes: tuple[str, ...] = ()
+    """Files the teardowns changed (the audit hook's view, as for :class:`StateBuilt`): a
+    non-sticky job running meanwhile (beside a retired worker) is not blamed for them."""
+
+
+@dataclass(frozen=True)
 class Refused:
     """Sent instead of work when the manager will not use a worker (e.g. version mismatch)."""
 

@@ -374,6 +374,8 @@ class StickyScheduler:
         for w in idle:
             if inv.template in w.templates:
                 return w
+        if any(inv.template in ending for ending in self.retiring.values()):
+            return None  # no build of it before the retired worker's process ended
         for w in idle:
             if not w.templates:
                 return w

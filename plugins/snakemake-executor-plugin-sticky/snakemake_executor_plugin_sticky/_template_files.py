@@ -15,7 +15,8 @@ contents of files up to :data:`HASHED_UP_TO`), and compares them after every job
 retires the worker, with one warning naming the job and the paths; the next job gets a fresh
 worker, whose build reads and creates afresh, as a fresh job's does. Only the paths themselves
 are compared: a folder's listing changes its time, a file's contents its size or time (or, for
-a small file rewritten with its old size and time, its contents); a change inside a subfolder
+a small file rewritten with its old size and time, its contents; a small file written again
+with the same bytes is not a change); a change inside a subfolder
 the build did not touch is not seen, nor are files the build only looked for
 (``os.path.exists``: no audit event) or that native code opened itself. At most
 :data:`MAX_WATCHED` paths, the shallowest first.
@@ -185,6 +186,9 @@ class BuildFiles:
                     and _identity(state) == _identity(before.state)
                 ):
                     continue  # another process's entry in a shared folder
+                if _rewritten_as_it_was(path, state, before):
+                    before.state, before.ctime_ns = state, st.st_ctime_ns
+                    continue  # the same bytes written again (another worker's build)
                 found.append(f"{path} (changed)")
             elif st.st_ctime_ns != before.ctime_ns and before.digest is not None:
                 if _digest(path) != before.digest:
@@ -192,6 +196,14 @@ class BuildFiles:
                 else:  # its inode only (a link added or removed): not its contents
                     before.ctime_ns = st.st_ctime_ns
         return found
+
+
+def _rewritten_as_it_was(path: str, state: _State, before: _Seen) -> bool:
+    """A small file written again with the same bytes, mode and inode (only its time moved):
+    what a fresh build reads from it is what this one read."""
+    if before.digest is None or state[0] != before.state[0] or state[3] != before.state[3]:
+        return False
+    return _identity(state) == _identity(before.state) and _digest(path) == before.digest
 
 
 def _identity(state: _State) -> tuple[int, int, int]:

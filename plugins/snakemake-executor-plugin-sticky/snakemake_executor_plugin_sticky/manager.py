@@ -40,6 +40,7 @@ from ._protocol import (
     StateBuilt,
     StateFailed,
     Stop,
+    TornDown,
     TraceStamp,
     WorkerExited,
     job_name,
@@ -402,6 +403,9 @@ class Manager:
             worker.last_seen = now
             if isinstance(message, WorkerExited):
                 self._lose(worker.id, message.cause, message.fate)
+            elif isinstance(message, TornDown):
+                if message.writes and self.on_worker_writes is not None:
+                    self.on_worker_writes(list(message.writes))
             elif isinstance(message, StateBuilt):
                 self.scheduler.state_built(worker.id, message.template)
                 if message.writes and self.on_worker_writes is not None:

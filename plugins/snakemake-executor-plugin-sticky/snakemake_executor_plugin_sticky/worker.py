@@ -53,6 +53,7 @@ from ._protocol import (
     StateBuilt,
     StateFailed,
     Stop,
+    TornDown,
     TraceStamp,
     message_trace,
 )
@@ -210,9 +211,29 @@ class Worker:
                     self.isolation.idle(self.fork_next)
         finally:
             self.isolation.close()
-            self.holder.teardown_all()
+            self.torn_down()
             if self.trace is not None:
                 self.trace.dump()
+
+    def torn_down(self) -> None:
+        """Tear the templates down, and tell the manager which files the teardowns changed
+        (if it still listens: a retired worker's teardown may run beside other jobs)."""
+        if not self.holder.states:
+            return
+        try:
+            _audit.start_build(os.getcwd())
+        except OSError:  # the working directory is gone: tear down unwatched
+            self.holder.teardown_all()
+            return
+        try:
+            self.holder.teardown_all()
+        finally:
+            writes = tuple(_audit.stop())
+        if writes:
+            try:
+                self.send(TornDown(writes))
+            except (OSError, EOFError, ValueError):
+                pass  # the manager is gone: nothing runs beside this worker any more
 
     def run_traced(self, inv: Invoke) -> InvocationDone:
         """Run an invocation; when tracing, log its receipt and reply with clocks."""

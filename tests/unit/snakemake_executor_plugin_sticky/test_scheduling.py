@@ -366,8 +366,10 @@ def test_a_retired_worker_takes_no_more_work_and_a_fresh_one_starts_after_it_end
     assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
 
 
-def test_a_retired_worker_holds_back_only_its_own_templates():
-    s = StickyScheduler(max_workers=2)
+def llm_retired(max_workers: int) -> StickyScheduler:
+    """A scheduler whose worker w1 of "llm" was retired after its job, with a second "llm"
+    invocation waiting for w1's process to end."""
+    s = StickyScheduler(max_workers=max_workers)
     s.submit(1, "llm", 0.0)
     connected(s, "w1")
     s.state_built("w1", "llm")
@@ -375,8 +377,23 @@ def test_a_retired_worker_holds_back_only_its_own_templates():
         StopWorker("w1", "retired: its files")
     ]
     assert s.submit(2, "llm", 1.1) == []  # waits for w1's process to end
+    return s
+
+
+def test_a_retired_worker_holds_back_only_its_own_templates():
+    s = llm_retired(max_workers=2)
     assert s.submit(3, "tok", 1.2) == [StartWorker("w2", "tok")]  # another template: at once
     assert s.worker_exited("w1", 1.3) == [StartWorker("w3", "llm")]
+
+
+def test_an_empty_worker_does_not_build_a_retiring_workers_template():
+    """A fresh worker started for another template connects while a retired worker of
+    "llm" still tears down: it must not take (and build) "llm" before that process ended
+    (red team 25g's slow_teardown_holds_lock, flaky in CI's order of connections)."""
+    s = llm_retired(max_workers=3)
+    assert s.submit(3, "tok", 1.2) == [StartWorker("w2", "tok")]
+    assert connected(s, "w2", now=1.3) == [Dispatch("w2", 3)]  # not llm's invocation 2
+    assert s.worker_exited("w1", 1.4) == [StartWorker("w3", "llm")]
 
 
 def test_an_invocation_that_changed_nothing_keeps_its_worker():

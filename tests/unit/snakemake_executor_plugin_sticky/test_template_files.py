@@ -220,3 +220,15 @@ def test_a_write_relative_to_a_folder_descriptor_leaves_where_unknown(tmp_path, 
         os.close(fd)
         _audit.stop()
     assert watch.wrote_in is None
+
+
+def test_a_small_file_written_again_with_the_same_bytes_is_not_a_change(tmp_path):
+    """Another worker's build writes the same file again: only its time moved."""
+    data = tmp_path / "state.txt"
+    data.write_text("built\n")
+    files = BuildFiles.after_build("t", [str(data)])
+    before = os.stat(data)
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+    assert files.changed(frozenset()) == []
+    data.write_text("BUILT\n")  # same size, other bytes
+    assert files.changed(frozenset()) == [f"{data} (changed)"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import stickyinvoc._access as access
-from snakemake_executor_plugin_sticky._protocol import Invoke, StateBuilt, StateFailed
+from snakemake_executor_plugin_sticky._protocol import Invoke, StateBuilt, StateFailed, TornDown
 from snakemake_executor_plugin_sticky.worker import Worker
 
 
@@ -113,3 +113,23 @@ def test_a_job_that_changes_what_the_build_created_retires_its_worker(worker, tm
     assert writes.ok
     reason = worker.files_checked(dataclasses.replace(writes, retire=None)).retire
     assert reason is not None and f"{scratch} (changed)" in reason and "template 'm'" in reason
+
+
+def test_a_stopping_worker_names_what_its_teardowns_wrote(worker, tmp_path, monkeypatch):
+    """A retired worker tears down while other jobs may run: what its teardown writes is
+    reported as a worker's (checkpoints must not blame a non-sticky job for it)."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from pathlib import Path\nfrom stickyinvoc import template\n"
+        "@template('t')\ndef t():\n    yield {}\n    Path('teardowns').mkdir(exist_ok=True)\n"
+        "    Path('teardowns/done').write_text('x')\n"
+    )
+    assert worker.run(invoke(path, "pass\n", 1, template="t")).ok
+    worker.torn_down()
+    last = worker.conn.sent[-1]
+    assert isinstance(last, TornDown)
+    assert "teardowns/done" in last.writes
+    assert (tmp_path / "teardowns" / "done").exists() and not worker.holder.states
+    worker.torn_down()  # nothing left to tear down: nothing sent
+    assert worker.conn.sent[-1] is last
