@@ -670,19 +670,16 @@ class Isolation:
         ``--executor local``."""
         if script.repeats <= 1:
             return self._run_in_child(script)
-        total = Outcome(True)
+        total = Outcome(True, wrote_in=[])
         for iteration in range(script.repeats):
             script.snakemake.bench_iteration = iteration
             single = dataclasses.replace(script, repeats=1)
             outcome = self._run_in_child(single)
             total.warnings += outcome.warnings
             total.undeclared_writes += outcome.undeclared_writes
-            if iteration == 0 or total.wrote_in is not None:
-                total.wrote_in = (
-                    None
-                    if outcome.wrote_in is None
-                    else [*(total.wrote_in or []), *outcome.wrote_in]
-                )
+            if total.wrote_in is not None:  # None once one repeat's is not known
+                known = outcome.wrote_in
+                total.wrote_in = None if known is None else total.wrote_in + known
             if not outcome.ok:
                 outcome.warnings = total.warnings
                 outcome.undeclared_writes = total.undeclared_writes

@@ -367,6 +367,11 @@ class StickyScheduler:
             if inv.template in w.templates and w.cls == inv.cls and w.phase is not Phase.STOPPING
         ]
 
+    def _retiring_templates(self) -> set[str]:
+        """The templates of retired workers whose processes have not ended: no worker builds
+        them until then, as a fresh job starts after the last one's process."""
+        return set().union(*self.retiring.values()) if self.retiring else set()
+
     def _pick_worker(self, inv: Invocation, now: float) -> Optional[WorkerSlot]:
         idle = [w for w in self.workers.values() if w.phase is Phase.IDLE and w.cls == inv.cls]
         if not idle:
@@ -374,7 +379,7 @@ class StickyScheduler:
         for w in idle:
             if inv.template in w.templates:
                 return w
-        if any(inv.template in ending for ending in self.retiring.values()):
+        if inv.template in self._retiring_templates():
             return None  # no build of it before the retired worker's process ended
         for w in idle:
             if not w.templates:
@@ -434,7 +439,7 @@ class StickyScheduler:
             self._start_key(w.cls, w.started_for) for w in live if w.phase is Phase.STARTING
         )
         live_classes = Counter(w.cls for w in live)
-        ending = set().union(*self.retiring.values()) if self.retiring else set()
+        ending = self._retiring_templates()
         for inv_id in self.queue:
             template, cls = self.invocations[inv_id].template, self.invocations[inv_id].cls
             if template in ending:

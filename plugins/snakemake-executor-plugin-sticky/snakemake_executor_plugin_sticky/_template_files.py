@@ -123,7 +123,7 @@ def _watched(path: str, roots: list[str], on_path: set[str]) -> bool:
     parts = path.split(os.sep)
     if "__pycache__" in parts or ".snakemake" in parts or path in on_path:
         return False
-    return not any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+    return not _within(path, roots)
 
 
 @dataclass
