@@ -210,6 +210,23 @@ def test_preamble_globals_are_snakemakes(worker, folder):
     assert done.ok, done.error
 
 
+def test_every_job_starts_with_the_collectors_counters_where_the_last_one_did(worker, folder):
+    # Where the collector's automatic collections fall in a script (and so the order of the
+    # __del__ of objects in cycles) must not depend on what the worker did before the job.
+    log = folder / "gc_counts.log"
+    src = (
+        f"import gc\nwith open({str(log)!r}, 'a') as f:\n"
+        "    f.write(repr(gc.get_count()) + chr(10))\n"
+    )
+    kept = []
+    for allocations in (0, 333, 5, 650):
+        kept.append([[i] for i in range(allocations)])  # moves the worker's own counter
+        assert run(worker, folder, "x = [[i] for i in range(777)]\n").ok
+        assert run(worker, folder, src).ok
+    counts = log.read_text().splitlines()
+    assert len(counts) == 4 and len(set(counts)) == 1, counts
+
+
 def test_script_exits_fail_their_job_once_with_the_cause(worker, folder):
     done = run(worker, folder, "raise KeyboardInterrupt\n")
     assert not done.ok and "KeyboardInterrupt raised by the script" in done.error
