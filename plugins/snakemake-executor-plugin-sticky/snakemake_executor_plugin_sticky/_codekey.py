@@ -35,6 +35,7 @@ import copyreg
 import dis
 import functools
 import hashlib
+import importlib.machinery
 import os
 import sys
 import types
@@ -157,6 +158,24 @@ def files_under(folder: Path, suffix: str = "", skip_hidden: bool = False) -> It
                 yield Path(root) / name
 
 
+def _found_on_sys_path(top: str) -> Optional[tuple[str, list[str]]]:
+    """Where ``import TOP`` would load a top-level module from in this process, without
+    importing it: ("package", its folders) or ("module", [its file]); None where the path
+    finder finds nothing on disk (a built-in, a frozen or a missing module)."""
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(top, sys.path)
+    except (ImportError, ValueError, OSError):
+        return None
+    if spec is None:
+        return None
+    locations = [p for p in spec.submodule_search_locations or [] if os.path.isdir(p)]
+    if locations:
+        return "package", locations
+    if spec.origin and os.path.isfile(spec.origin):
+        return "module", [spec.origin]
+    return None
+
+
 def python_tree_digest(folder: Path) -> str:
     """The digest of every ``.py`` file under ``folder`` (relative path and content)."""
     parts = [
@@ -262,14 +281,26 @@ class CodeFollower:
 
     def imported(self, name: str, namespace: dict[str, Any]) -> str:
         """What ``import NAME`` inside followed code loads: its top-level module or package
-        as :meth:`module_digest` counts it, whether imported yet or not (found beside the
-        code's module, then in the workflow's folders, as a flat module or a package)."""
+        as :meth:`module_digest` counts it, whether imported yet or not. Not imported yet, it
+        is found as Python will find it in this process (``sys.path`` as it is now: the
+        folders Snakemake put there for the Snakefile and each included file, and what the
+        workflow added); one not found there (a folder the code adds at run time) beside
+        the code's module, then in the workflow's folders, as a flat module or a package."""
         top = name.split(".")[0]
         if not top:  # a relative import: the package of the code's module
             top = str(namespace.get("__package__") or "").split(".")[0]
         module = sys.modules.get(top)
         if module is not None:
             return self.module_digest(module)
+        found = _found_on_sys_path(top)
+        if found is not None:
+            kind, places = found
+            if not any(self.is_local_file(p + os.sep) for p in places):
+                return _sha(f"installed-module:{top}")
+            if kind == "package":  # a namespace package: each of its folders
+                trees = ":".join(python_tree_digest(Path(p)) for p in places)
+                return _sha(f"package:{top}:{trees}")
+            return _sha(f"module:{top}:{_sha(Path(places[0]).read_bytes())}")
         origin = namespace.get("__file__")
         folders = [os.path.dirname(origin)] if isinstance(origin, str) else []
         for folder in [*folders, *(d.rstrip(os.sep) for d in self._local)]:

@@ -53,7 +53,7 @@ from ._codekey import (
 WHOLE_CONFIG = "config"
 """The component name used when a job's config reads cannot be known."""
 
-KEY_SCHEMA = "3"
+KEY_SCHEMA = "4"
 """The version of the key algorithm, a component of every key: bump it whenever what a
 component means changes, so no key computed the old way is ever reused."""
 
@@ -775,9 +775,13 @@ class KeyComputer:
         mode reads them (:mod:`stickyinvoc.registries`); objects by type and name, not
         address. One component per setting (``process-state:numpy:printoptions``), so that a
         rerun names what changed. What the launch sets (resource limits, priority, signal
-        dispositions, a profiler) is the site's, like the initial environment."""
+        dispositions, a profiler) is the site's, like the initial environment; the folders
+        Snakemake put on ``sys.path`` for the Snakefile and its includes are the workflow's
+        layout, whose modules count where code imports them (:meth:`CodeFollower.imported`)."""
+        from ._snakemake_compat import snakefile_folders
+
         return process_state_components(
-            changed_process_state(),
+            without_path_entries(changed_process_state(), snakefile_folders(self.workflow)),
             self._site_neutral,
             lambda obj: self.follower.digest(obj, "process-state"),
         )
@@ -1052,6 +1056,30 @@ def changed_process_state() -> dict[tuple[str, str], Any]:
     return changed
 
 
+def without_path_entries(
+    state: dict[tuple[str, str], Any], entries: set[str]
+) -> dict[tuple[str, str], Any]:
+    """``state`` (:func:`changed_process_state`) without ``entries`` in its ``sys.path``
+    (added since the launch, or the whole path where the launch's is unknown); a path with
+    nothing else changed is left out."""
+    value = state.get(("sys", "path"))
+    if not entries or not isinstance(value, tuple):
+        return state
+    kept = dict(state)
+    if len(value) == 4 and value[0] == _ADDED and value[2] == _GONE_ITEMS:
+        added = tuple(p for p in value[1] if p not in entries)
+        if added or value[3]:
+            kept[("sys", "path")] = (_ADDED, added, _GONE_ITEMS, value[3])
+        else:
+            del kept[("sys", "path")]
+    else:
+        kept[("sys", "path")] = tuple(p for p in value if p not in entries)
+    return kept
+
+
+_ADDED, _GONE_ITEMS = "<added since the launch>", "<gone>"
+
+
 def _delta(before: Any, now: Any) -> Any:
     """A sequence setting that held items at import (warnings filters of ``python -W``,
     ``PYTHONWARNINGS`` or ``-X dev``: the launch's) by the items added since, in their order,
@@ -1060,7 +1088,7 @@ def _delta(before: Any, now: Any) -> Any:
     if isinstance(before, tuple) and isinstance(now, tuple):
         added = tuple(item for item in now if item not in before)
         gone = tuple(item for item in before if item not in now)
-        return ("<added since the launch>", added, "<gone>", gone)
+        return (_ADDED, added, _GONE_ITEMS, gone)
     return now
 
 

@@ -346,6 +346,19 @@ def module_config(workflow: Any, rule: Any) -> Any:
     return workflow.config
 
 
+def snakefile_folders(workflow: Any) -> set[str]:
+    """The folders Snakemake put on ``sys.path`` as it read the workflow: the base folder of
+    the Snakefile and of each file it included (``Workflow.include`` inserts each local
+    one's), as they stand there."""
+    folders = set()
+    for snakefile in getattr(workflow, "included", ()):
+        try:
+            folders.add(snakefile.get_basedir().get_path_or_uri(secret_free=False))
+        except Exception:  # not a local source file: Snakemake put nothing on sys.path
+            continue
+    return folders
+
+
 def wrapper_prefix(workflow: Any) -> Optional[str]:
     """``--wrapper-prefix`` of this run (None: Snakemake's default, the wrappers repository)."""
     return getattr(workflow.workflow_settings, "wrapper_prefix", None)

@@ -140,6 +140,35 @@ def test_workflow_modules_and_packages_count_by_their_files_imported_or_not(tmp_
     assert len({base, after_package, after_flat}) == 3
 
 
+def test_an_import_not_made_yet_is_found_where_python_will_find_it(tmp_path, monkeypatch):
+    # Snakemake puts an included file's folder on sys.path: a block there imports from it.
+    rules = tmp_path / "rules"
+    (rules / "rpkg").mkdir(parents=True)
+    (rules / "late.py").write_text("VALUE = 1\n")
+    (rules / "rpkg" / "__init__.py").write_text("")
+    (rules / "rpkg" / "sub.py").write_text("VALUE = 1\n")
+    (tmp_path / "late.py").write_text("VALUE = 'shadowed'\n")  # later on sys.path
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(rules))
+    for name in ("late", "rpkg", "rpkg.sub"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    source = """
+    def run():
+        import late
+        from rpkg import sub
+        return late.VALUE, sub.VALUE
+    """
+    base = run_digest(tmp_path, source)
+    (tmp_path / "late.py").write_text("VALUE = 'shadowed, edited'\n")
+    assert run_digest(tmp_path, source) == base  # not the module Python loads
+    (rules / "late.py").write_text("VALUE = 2\n")
+    after_module = run_digest(tmp_path, source)
+    (rules / "rpkg" / "sub.py").write_text("VALUE = 2\n")
+    after_package = run_digest(tmp_path, source)
+    assert len({base, after_module, after_package}) == 3
+    assert "late" not in sys.modules  # found, not imported
+
+
 def test_a_module_global_counts_by_its_source(tmp_path, monkeypatch):
     (tmp_path / "helpers.py").write_text("def f():\n    return 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -237,6 +237,21 @@ def test_process_state_components_name_each_setting_and_leave_the_sites_out():
     assert a == b
 
 
+def test_the_folders_snakemake_put_on_sys_path_are_not_process_state():
+    from snakemake_executor_plugin_sticky._provenance import without_path_entries
+
+    added = ("<added since the launch>", ("/wf/rules", "/wf"), "<gone>", ())
+    state = {("sys", "path"): added, ("decimal", "context"): "prec=5"}
+    assert without_path_entries(state, {"/wf/rules", "/wf"}) == {("decimal", "context"): "prec=5"}
+    kept = without_path_entries(state, {"/wf/rules"})
+    assert kept[("sys", "path")] == ("<added since the launch>", ("/wf",), "<gone>", ())
+    gone = {("sys", "path"): ("<added since the launch>", ("/wf",), "<gone>", ("/x",))}
+    assert without_path_entries(gone, {"/wf"})[("sys", "path")][3] == ("/x",)
+    whole = {("sys", "path"): ("/wf", "/usr/lib/python3.11")}
+    assert without_path_entries(whole, {"/wf"}) == {("sys", "path"): ("/usr/lib/python3.11",)}
+    assert without_path_entries(state, set()) is state
+
+
 def test_an_unusual_umask_is_read_without_setting_it():
     from snakemake_executor_plugin_sticky._provenance import _read_umask
 
