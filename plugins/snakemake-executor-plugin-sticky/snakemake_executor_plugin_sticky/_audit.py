@@ -65,6 +65,8 @@ _DIR_FD_ARGS: dict[str, tuple[int, ...]] = {
 
 # events that read a path (a build's watch records them: :meth:`WriteWatch.used`)
 _READ_EVENTS = frozenset({"os.listdir", "os.scandir", "sqlite3.connect"})
+# the garbage collector's walks of the objects it tracks, which frozen objects are left out of
+_GC_WALKS = frozenset({"gc.get_objects", "gc.get_referrers"})
 # tempfile's own events, raised after it made a folder or file of a new name
 _TEMPFILE_EVENTS = frozenset({"tempfile.mkdtemp", "tempfile.mkstemp"})
 
@@ -93,6 +95,10 @@ class WriteWatch:
         self.temporary: Optional[set[str]] = set() if build else None
         """With ``build``: the folders and files :mod:`tempfile` made (``mkdtemp``,
         ``mkstemp``: a fresh build gets new ones)."""
+        self.gc_walks: set[str] = set()
+        """The garbage collector's walks the watched code asked for (``gc.get_objects``,
+        ``gc.get_referrers``): the template's objects are frozen, so they list none of them,
+        where a fresh job's list its build's."""
         self.wrote_in: Optional[set[str]] = set()
         """Every path written, removed or renamed, and the folder it is in, wherever it is
         (a folder's listing changes only through these): None once a write could not be
@@ -188,6 +194,9 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         return
     if event == "import":
         watch.imports.append(args[0])
+        return
+    if event in _GC_WALKS:
+        watch.gc_walks.add(event)
         return
     if event in _TEMPFILE_EVENTS:
         if watch.temporary is not None and args and isinstance(args[0], (str, bytes)):

@@ -203,8 +203,8 @@ def fresh_exit(
     _close_handlers(scope)
     _cancel_watchdog()
     flush_failed = _flush_std_files()
-    for name in ("stdin", "stdout", "stderr"):  # as finalize_modules, before any module's teardown
-        setattr(sys, name, getattr(sys, f"__{name}__", None))
+    if handlers is not None:  # direct mode: no collection before the teardown (below)
+        _restore_std_streams()
     held = _held_by_threads(leftover) if find_files else None
     if handlers is None:  # the child's __main__ is found by name (nothing else holds it)
         teardown = teardown or Teardown()
@@ -249,10 +249,12 @@ def _finalize_modules(
     """A fork child: CPython's ``finalize_modules`` for ``__main__`` and the workflow's own
     modules the script imported (``teardown.modules``, emptied, so that no reference here
     keeps them alive). First a collection with the modules loaded (below; where the collector
-    was on, ``collecting``). Then, as
-    the interpreter: ``sys``'s special attributes set to None (an import fails from here on,
-    as with its ``sys.meta_path`` gone; ``sys.is_finalizing()`` is true; the signal handlers
-    the script set are dropped, as ``_PySignal_Fini`` does); the modules removed from
+    was on, ``collecting``), the script's standard streams still in place (a ``__del__`` it
+    runs writes to a log the script put on ``sys.stderr``). Then, as the interpreter: the
+    standard streams put back, ``sys``'s special attributes set to None (an import fails
+    from here on, as with its ``sys.meta_path`` gone; ``sys.is_finalizing()`` is true; the
+    signal handlers the script set are dropped, as ``_PySignal_Fini`` does); the modules
+    removed from
     ``sys.modules`` one by one, ``__main__`` first (one that nothing else holds dies at once,
     its objects finalised with the builtins still whole); the builtins as the interpreter's
     initial copy (no ``open``, nothing the build or the job added); a garbage collection (a
@@ -268,7 +270,8 @@ def _finalize_modules(
     # survives is ordered as reached from the modules' globals (a file's text layer before
     # its raw layer, so the teardown's collection flushes it before closing it).
     if collecting:
-        gc.collect()
+        gc.collect()  # Py_FinalizeEx's PyGC_Collect: a __del__ still writes to the script's streams
+    _restore_std_streams()  # finalize_modules' first step
     files = _open_files(held) if held is not None else []
     loaded = sys.modules
     # Only the import machinery is put back (sys.last_traceback would keep the script's
@@ -321,6 +324,13 @@ def _finalize_modules(
         builtins.__import__ = saved_import
         space.update(saved_builtins)
     return files
+
+
+def _restore_std_streams() -> None:
+    """As ``finalize_modules`` starts: ``sys.stdin``/``stdout``/``stderr`` put back to the
+    interpreter's own, before any module's teardown (after the collection before it)."""
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, name, getattr(sys, f"__{name}__", None))
 
 
 RESOURCE_TRACKER_GRACE = 5.0
@@ -584,7 +594,12 @@ def _open_files(held: AbstractSet[int] = frozenset()) -> list[Callable[[], Any]]
     invocation are frozen (``gc.freeze``), so only the invocation's own are looked at."""
     # type(), not isinstance(): isinstance asks a proxy for its __class__, which evaluates a
     # lazy object (a LazyLoader module, a SimpleLazyObject) a fresh exit never touches.
-    files = [o for o in gc.get_objects() if issubclass(type(o), io.IOBase) and id(o) not in held]
+    from . import _audit
+
+    with _audit.paused():  # the worker's own walk: not the job's (its watch notes the job's)
+        objects = gc.get_objects()
+    files = [o for o in objects if issubclass(type(o), io.IOBase) and id(o) not in held]
+    del objects
     files.sort(key=_layer)
     return [weakref.ref(o) for o in files]  # io.IOBase's subclasses all take weak references
 

@@ -61,7 +61,7 @@ import time
 import traceback
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Optional
 
@@ -305,6 +305,16 @@ def _become_invocation_process(die_with_parent: Optional[Callable[[], Any]]) -> 
     if die_with_parent is not None:
         die_with_parent()
     forget_inherited()
+
+
+def gc_walk_warning(walks: Iterable[str]) -> str:
+    """One line for a job that walked the garbage collector's objects: what it did not see."""
+    return (
+        f"the script called {' and '.join(sorted(f'{w}()' for w in walks))}: the template's "
+        "objects are frozen (gc.freeze) in a sticky worker, so they are not listed or "
+        "collected, where a fresh job's walk sees its own build's; run such checks under "
+        "--executor local"
+    )
 
 
 def _running_processes() -> list[Any]:
@@ -825,6 +835,8 @@ class Isolation:
             undeclared = _audit.stop()
         outcome.undeclared_writes = undeclared
         outcome.wrote_in = None if watch.wrote_in is None else sorted(watch.wrote_in)
+        if watch.gc_walks:
+            outcome.warnings.append(gc_walk_warning(watch.gc_walks))
         return outcome
 
     def _execute_unaudited(self, script: Script, snapshot: "ProcessSnapshot") -> Outcome:

@@ -227,6 +227,17 @@ def test_every_job_starts_with_the_collectors_counters_where_the_last_one_did(wo
     assert len(counts) == 4 and len(set(counts)) == 1, counts
 
 
+def test_a_walk_of_the_collectors_objects_is_said_once(worker, folder):
+    # The template's objects are frozen: gc.get_objects() cannot list them as a fresh job's
+    # does its build's; the job says so (the worker's own walk at the exit does not count).
+    done = run(worker, folder, "import gc\nn = len(gc.get_objects())\ngc.get_referrers(n)\n")
+    assert done.ok and len(done.warnings) == 1, done.warnings
+    assert "gc.get_objects() and gc.get_referrers()" in done.warnings[0]
+    writes = f"import gc\ngc.collect()\nopen({str(folder / 'w.txt')!r}, 'w').close()\n"
+    done = run(worker, folder, writes)  # the exit walks the objects for files left open
+    assert done.ok and done.warnings == [], (done.error, done.warnings)
+
+
 def test_script_exits_fail_their_job_once_with_the_cause(worker, folder):
     done = run(worker, folder, "raise KeyboardInterrupt\n")
     assert not done.ok and "KeyboardInterrupt raised by the script" in done.error
