@@ -254,15 +254,14 @@ def _finalize_modules(
     standard streams put back, ``sys``'s special attributes set to None (an import fails
     from here on, as with its ``sys.meta_path`` gone; ``sys.is_finalizing()`` is true; the
     signal handlers the script set are dropped, as ``_PySignal_Fini`` does); the modules
-    removed from
-    ``sys.modules`` one by one, ``__main__`` first (one that nothing else holds dies at once,
-    its objects finalised with the builtins still whole); the builtins as the interpreter's
-    initial copy (no ``open``, nothing the build or the job added); a garbage collection (a
-    module's globals in a cycle are finalised while still bound; ``gc.callbacks`` are not
-    called, then or after); the globals of modules still alive cleared, newest first
-    (:func:`clear_modules`); what the build or the job set on ``sys``, last. The import
-    machinery, ``sys.is_finalizing`` and the builtins are put back after it, for the child's
-    own last steps. Returns the files open after the first collection
+    removed from ``sys.modules`` one by one, ``__main__`` first (one that nothing else holds
+    dies at once, its objects finalised with the builtins still whole); the builtins as the
+    interpreter's initial copy (no ``open``, nothing the build or the job added); a garbage
+    collection (a module's globals in a cycle are finalised while still bound;
+    ``gc.callbacks`` are not called, then or after); the globals of modules still alive
+    cleared, newest first (:func:`clear_modules`); what the build or the job set on ``sys``,
+    last. The import machinery, ``sys.is_finalizing`` and the builtins are put back after
+    it, for the child's own last steps. Returns the files open after the first collection
     (:func:`_open_files`, but those in ``held``; none when ``held`` is None): looking for them
     before it would change the order in which it finalises a cycle's objects."""
     # As the young collections during a fresh run leave the heap: garbage cycles go (a file

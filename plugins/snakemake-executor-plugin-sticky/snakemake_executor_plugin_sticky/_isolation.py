@@ -1165,7 +1165,7 @@ class ProcessSnapshot:
         # The collector's counters as the last step: where its automatic collections fall in
         # the script (and so the order of __del__ of objects in cycles) is then the same for
         # every job of the script, not set by what the template process did before the job.
-        gc.collect()  # the template.s objects are frozen: only the job's few are looked at
+        gc.collect()  # the template's objects are frozen: only the job's few are looked at
         return namespace
 
     def restore_tempdir(self) -> None:
