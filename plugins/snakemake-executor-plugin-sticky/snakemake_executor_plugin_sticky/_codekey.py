@@ -21,7 +21,11 @@ workflow-local modules and packages they use. :class:`CodeFollower` follows all 
   function and the object it is bound to; a function's own attributes;
 * code that reaches names it computes (``globals()``, ``vars()``, ``eval``/``exec``,
   ``sys.modules[...]``, ``importlib.import_module``): the whole namespace, every loaded
-  workflow module, and for code run from text every workflow ``.py`` file;
+  workflow module, and for code run from text, or a module loaded by a computed name or
+  from a file path, every workflow ``.py`` file;
+* an ``import`` of a module not loaded yet: where Python will find it on ``sys.path`` (a
+  workflow module by its file and, in turn, what it imports); found nowhere (the code puts
+  its folder on ``sys.path`` first), every workflow ``.py`` file;
 * any other value by its stable text form (``stable_repr``: containers in order, objects by
   what pickle rebuilds them from), or, where that fails inside, by walking that rebuild
   description here, following code on the way.
@@ -31,6 +35,7 @@ raises :class:`Unfollowable` naming the path to it (``helper -> CACHE -> <Opt ob
 the caller makes the job uncacheable and says so. Nothing is left out silently.
 """
 
+import ast
 import copyreg
 import dis
 import functools
@@ -176,6 +181,18 @@ def _found_on_sys_path(top: str) -> Optional[tuple[str, list[str]]]:
     return None
 
 
+def _loads_by_computed_name(node: ast.AST) -> bool:
+    """``importlib.import_module(...)``, a loader from a file path, ``__import__`` or
+    ``sys.path`` in a module's source: what it imports cannot be named by reading it."""
+    if isinstance(node, ast.Name):
+        return node.id == "__import__"
+    if not isinstance(node, ast.Attribute):
+        return False
+    if node.attr == "path":
+        return isinstance(node.value, ast.Name) and node.value.id == "sys"
+    return node.attr in DYNAMIC_LOADERS
+
+
 def python_tree_digest(folder: Path) -> str:
     """The digest of every ``.py`` file under ``folder`` (relative path and content)."""
     parts = [
@@ -215,6 +232,7 @@ class CodeFollower:
         self._active: set[int] = set()
         self._local_python_digest: Optional[str] = None
         self._walking: set[int] = set()
+        self._files: dict[str, str] = {}  # workflow modules not imported yet, by file
 
     # ---- public -----------------------------------------------------------------------------
 
@@ -300,7 +318,7 @@ class CodeFollower:
             if kind == "package":  # a namespace package: each of its folders
                 trees = ":".join(python_tree_digest(Path(p)) for p in places)
                 return _sha(f"package:{top}:{trees}")
-            return _sha(f"module:{top}:{_sha(Path(places[0]).read_bytes())}")
+            return self._module_file(top, places[0])
         origin = namespace.get("__file__")
         folders = [os.path.dirname(origin)] if isinstance(origin, str) else []
         for folder in [*folders, *(d.rstrip(os.sep) for d in self._local)]:
@@ -309,7 +327,42 @@ class CodeFollower:
                 return _sha(f"module:{top}:{_sha(flat.read_bytes())}")
             if package.is_dir():
                 return _sha(f"package:{top}:{python_tree_digest(package)}")
-        return _sha(f"installed-module:{top}")
+        if top in sys.builtin_module_names or importlib.machinery.FrozenImporter.find_spec(top):
+            return _sha(f"installed-module:{top}")
+        # Found nowhere now: the code puts its folder on sys.path before it imports
+        # (sys.path.insert(0, "lib")), so it may be any workflow Python file.
+        return _sha(f"unresolved-module:{top}:{self._local_python()}")
+
+    def _module_file(self, top: str, path: str) -> str:
+        """A workflow module not imported yet, by its file and, followed in turn, what its
+        own ``import`` statements load (a sibling beside it, a module on ``sys.path``); every
+        workflow Python file where it imports by a computed name or changes ``sys.path``."""
+        memo = self._files.get(path)
+        if memo is not None:
+            return memo
+        self._files[path] = _sha(f"cycle:{top}")  # a module importing itself back
+        source = Path(path).read_bytes()
+        parts = [f"module:{top}:{_sha(source)}"]
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            tree = None
+        names: set[str] = set()
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+            elif _loads_by_computed_name(node):
+                names.add("<dynamic>")
+        for name in sorted(names - {top}):
+            if name == "<dynamic>":
+                parts.append(f"local-python={self._local_python()}")
+            else:
+                parts.append(f"import {name}={self.imported(name, {'__file__': path})}")
+        found = _sha("|".join(parts))
+        self._files[path] = found
+        return found
 
     # ---- internals --------------------------------------------------------------------------
 
@@ -437,6 +490,10 @@ class CodeFollower:
             # sys.modules["helpers"], importlib.import_module(name): any loaded module of
             # the workflow may be the one used
             parts.append(f"loaded-modules={self._loaded_local_modules()}")
+        if attributes & DYNAMIC_LOADERS or names & {"__import__"}:
+            # importlib.import_module("methods." + x), a module loaded from a file path: one
+            # not loaded yet may be any workflow Python file
+            parts.append(f"local-python={self._local_python()}")
         if names & DYNAMIC_NAMES:
             # globals()[...], vars(), eval/exec of a string, __import__(name): any global and,
             # for code run from text, any workflow Python file may be what runs.
@@ -548,10 +605,25 @@ class CodeFollower:
 DYNAMIC_NAMES = frozenset({"globals", "vars", "locals", "eval", "exec", "compile", "__import__"})
 """Builtins through which code can reach any global of its namespace by a computed name."""
 DYNAMIC_CODE = frozenset({"eval", "exec", "compile", "__import__"})
+"""Builtins through which code can run code from text (a file, a string)."""
 DYNAMIC_MODULE_ATTRIBUTES = frozenset({"modules", "import_module", "reload", "find_spec"})
 """Attributes through which code reaches a module by a computed name (``sys.modules[...]``,
 ``importlib.import_module(...)``)."""
-"""Builtins through which code can run code from text (a file, a string)."""
+DYNAMIC_LOADERS = frozenset(
+    {
+        "import_module",
+        "find_spec",
+        "spec_from_file_location",
+        "module_from_spec",
+        "exec_module",
+        "SourceFileLoader",
+        "load_source",
+        "run_path",
+        "run_module",
+    }
+)
+"""Attributes through which code loads a module by a computed name or from a file path: what
+it loads may not be loaded yet (every workflow Python file counts)."""
 
 
 def _is_snakemake_object(value: Any) -> bool:

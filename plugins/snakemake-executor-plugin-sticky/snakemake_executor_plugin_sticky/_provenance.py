@@ -360,6 +360,25 @@ of ``sys.path``): a source that makes one counts every workflow-local Python fil
 (``module:*``), since which one it loads is unknown."""
 
 
+def script_search_folders(script_folder: Path, workflow_folders: list[str]) -> list[Path]:
+    """Where a local ``script:`` job's imports are found, in Python's order: Snakemake hands
+    the script its own ``sys.path`` (the folders of the Snakefile and of each included file
+    first, then what the Snakefile added), and appends the script's folder last, so a module
+    beside the Snakefile shadows one beside the script. Only folders inside the workflow's
+    (``workflow_folders``) and the script's own: what else is on ``sys.path`` (the Python
+    installation, ``PYTHONPATH``, editable installs) counts by name, as installed."""
+    roots = [os.path.abspath(f).rstrip(os.sep) + os.sep for f in workflow_folders]
+    found: list[Path] = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        full = os.path.abspath(entry)
+        if any((full + os.sep).startswith(root) for root in roots) and Path(full) not in found:
+            found.append(Path(full))
+    mine = Path(os.path.abspath(script_folder))
+    return found if mine in found else [*found, mine]
+
+
 def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[str, str]:
     """Workflow-local code a Python source imports (transitively): name -> content sha.
 
@@ -780,8 +799,9 @@ class KeyComputer:
         layout, whose modules count where code imports them (:meth:`CodeFollower.imported`)."""
         from ._snakemake_compat import snakefile_folders
 
+        state = without_path_entries(changed_process_state(), snakefile_folders(self.workflow))
         return process_state_components(
-            without_path_entries(changed_process_state(), snakefile_folders(self.workflow)),
+            without_snakemakes_handlers(state),
             self._site_neutral,
             lambda obj: self.follower.digest(obj, "process-state"),
         )
@@ -923,7 +943,9 @@ class KeyComputer:
             name = self.path(shown) if is_local else shown
             comps[f"script:{name}"] = _sha(source)
             if is_local and shown.endswith(".py"):
-                folders = [Path(shown).parent, Path(self.workflow.basedir)]
+                folders = script_search_folders(
+                    Path(shown).parent, [str(self.workdir), str(self.workflow.basedir)]
+                )
                 text = source.decode(errors="replace") if isinstance(source, bytes) else source
                 for module, sha in local_imports(text, folders).items():
                     comps[f"module:{module}"] = sha
@@ -1078,6 +1100,38 @@ def without_path_entries(
 
 
 _ADDED, _GONE_ITEMS = "<added since the launch>", "<gone>"
+
+
+def without_snakemakes_handlers(
+    state: dict[tuple[str, str], Any],
+) -> dict[tuple[str, str], Any]:
+    """``state`` with the signal handlers Snakemake itself installs (its scheduler's
+    ``SIGTERM`` handler, set once jobs run) taken as the launch's: a job keyed while jobs run
+    and the same job keyed before scheduling (all its upstream jobs restored) get one key."""
+    value = state.get(("signal", "handlers"))
+    if not isinstance(value, dict) or _STATE_AT_IMPORT is None:
+        return state
+    before = _STATE_AT_IMPORT.get(("signal", "handlers"))
+    before = before if isinstance(before, dict) else {}
+    merged = {
+        signum: before.get(signum) if _snakemakes(handler) else handler
+        for signum, handler in value.items()
+    }
+    kept = dict(state)
+    if merged == before:
+        del kept[("signal", "handlers")]
+    else:
+        kept[("signal", "handlers")] = merged
+    return kept
+
+
+def _snakemakes(handler: Any) -> bool:
+    from stickyinvoc.registries import Same
+
+    if not isinstance(handler, Same):
+        return False
+    module = getattr(handler.obj, "__module__", None) or ""
+    return isinstance(module, str) and module.split(".")[0] == "snakemake"
 
 
 def _delta(before: Any, now: Any) -> Any:

@@ -169,6 +169,48 @@ def test_an_import_not_made_yet_is_found_where_python_will_find_it(tmp_path, mon
     assert "late" not in sys.modules  # found, not imported
 
 
+def test_a_module_found_nowhere_or_loaded_by_name_counts_every_workflow_file(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "scaler_x1.py").write_text("FACTOR = 10\n")
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "__init__.py").write_text("")
+    (tmp_path / "methods" / "scale_x1.py").write_text("F = 2\n")
+    late = """
+    def run():
+        import sys
+        sys.path.insert(0, "lib")
+        import scaler_x1
+        return scaler_x1.FACTOR
+    """
+    by_name = """
+    def run(name="scale_x1"):
+        import importlib
+        return importlib.import_module("methods." + name).F
+    """
+    before = run_digest(tmp_path, late), run_digest(tmp_path, by_name)
+    (tmp_path / "lib" / "scaler_x1.py").write_text("FACTOR = 100\n")
+    (tmp_path / "methods" / "scale_x1.py").write_text("F = 3\n")
+    after = run_digest(tmp_path, late), run_digest(tmp_path, by_name)
+    assert before[0] != after[0] and before[1] != after[1]
+    assert "scaler_x1" not in sys.modules
+
+
+def test_a_module_not_imported_yet_counts_what_it_imports_in_turn(tmp_path, monkeypatch):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "normalize_x2.py").write_text("import os\nfrom units_x2 import F\n")
+    (tmp_path / "lib" / "units_x2.py").write_text("F = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    source = """
+    def run():
+        import normalize_x2
+        return normalize_x2.F
+    """
+    before = run_digest(tmp_path, source)
+    (tmp_path / "lib" / "units_x2.py").write_text("F = 2\n")
+    assert run_digest(tmp_path, source) != before
+    assert "normalize_x2" not in sys.modules and "units_x2" not in sys.modules
+
+
 def test_a_module_global_counts_by_its_source(tmp_path, monkeypatch):
     (tmp_path / "helpers.py").write_text("def f():\n    return 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))

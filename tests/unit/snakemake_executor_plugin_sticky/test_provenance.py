@@ -252,6 +252,49 @@ def test_the_folders_snakemake_put_on_sys_path_are_not_process_state():
     assert without_path_entries(state, set()) is state
 
 
+def test_a_scripts_imports_are_looked_for_in_pythons_order(tmp_path, monkeypatch):
+    from snakemake_executor_plugin_sticky._provenance import (
+        local_imports,
+        script_search_folders,
+    )
+
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "common.py").write_text("X = 'root'\n")
+    (tmp_path / "scripts" / "common.py").write_text("X = 'beside the script'\n")
+    (tmp_path / "lib" / "textops.py").write_text("Y = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))  # what the Snakefile added
+    monkeypatch.syspath_prepend(str(tmp_path))  # the Snakefile's folder, as Snakemake puts it
+    folders = script_search_folders(tmp_path / "scripts", [str(tmp_path)])
+    assert folders == [tmp_path, tmp_path / "lib", tmp_path / "scripts"]
+    found = local_imports("import common\nimport textops\n", folders)
+    assert set(found) == {"common.py", "textops.py"}
+    before = found["common.py"]
+    (tmp_path / "scripts" / "common.py").write_text("X = 'edited, never loaded'\n")
+    assert local_imports("import common\n", folders)["common.py"] == before
+
+
+def test_snakemakes_own_signal_handlers_are_the_launchs(monkeypatch):
+    from snakemake_executor_plugin_sticky import _provenance
+    from stickyinvoc.registries import Same
+
+    def exit_gracefully(*_):  # as Snakemake's scheduler's SIGTERM handler
+        pass
+
+    exit_gracefully.__module__ = "snakemake.scheduling.job_scheduler"
+
+    def users(*_):
+        pass
+
+    launch = {("signal", "handlers"): {15: 0, 10: 0}}
+    monkeypatch.setattr(_provenance, "_STATE_AT_IMPORT", launch)
+    running = {("signal", "handlers"): {15: Same(exit_gracefully), 10: 0}}
+    assert _provenance.without_snakemakes_handlers(running) == {}
+    mine = {("signal", "handlers"): {15: Same(exit_gracefully), 10: Same(users)}}
+    kept = _provenance.without_snakemakes_handlers(mine)
+    assert kept[("signal", "handlers")] == {15: 0, 10: Same(users)}
+
+
 def test_an_unusual_umask_is_read_without_setting_it():
     from snakemake_executor_plugin_sticky._provenance import _read_umask
 
