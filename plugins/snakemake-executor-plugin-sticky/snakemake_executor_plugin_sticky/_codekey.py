@@ -181,16 +181,45 @@ def _found_on_sys_path(top: str) -> Optional[tuple[str, list[str]]]:
     return None
 
 
-def _loads_by_computed_name(node: ast.AST) -> bool:
-    """``importlib.import_module(...)``, a loader from a file path, ``__import__`` or
-    ``sys.path`` in a module's source: what it imports cannot be named by reading it."""
-    if isinstance(node, ast.Name):
-        return node.id == "__import__"
-    if not isinstance(node, ast.Attribute):
-        return False
-    if node.attr == "path":
-        return isinstance(node.value, ast.Name) and node.value.id == "sys"
-    return node.attr in DYNAMIC_LOADERS
+def source_imports(tree: ast.AST) -> tuple[set[str], bool]:
+    """What a Python source imports, read statically: the top-level names of its absolute
+    ``import`` statements, and whether it also imports by a name, path or text computed at
+    run time (a :data:`LOADERS` call, ``exec``/``eval``/``compile``/``__import__``, any use
+    of ``sys.path``), which no reading can name."""
+    names: set[str] = set()
+    dynamic = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+        elif not dynamic and (
+            isinstance(node, ast.Call)
+            and _call_name(node) in LOADERS | DYNAMIC_CODE
+            or _is_sys_path(node)
+        ):
+            dynamic = True
+    return names, dynamic
+
+
+def _call_name(call: ast.Call) -> str:
+    """The called name; a builtin of :data:`DYNAMIC_CODE` only as the builtin (``eval(text)``),
+    not as a method of some object (``model.eval()``, ``re.compile(...)``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return "" if func.attr in DYNAMIC_CODE else func.attr
+    return getattr(func, "id", "")
+
+
+def _is_sys_path(node: ast.AST) -> bool:
+    """``sys.path`` (changed by the code: ``sys.path.insert(0, "lib")``, then imports from
+    a folder no static reading can name)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
 
 
 def python_tree_digest(folder: Path) -> str:
@@ -344,22 +373,13 @@ class CodeFollower:
         source = Path(path).read_bytes()
         parts = [f"module:{top}:{_sha(source)}"]
         try:
-            tree = ast.parse(source)
+            names, dynamic = source_imports(ast.parse(source))
         except (SyntaxError, ValueError):
-            tree = None
-        names: set[str] = set()
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module.split(".")[0])
-            elif _loads_by_computed_name(node):
-                names.add("<dynamic>")
+            names, dynamic = set(), False
+        if dynamic:
+            parts.append(f"local-python={self._local_python()}")
         for name in sorted(names - {top}):
-            if name == "<dynamic>":
-                parts.append(f"local-python={self._local_python()}")
-            else:
-                parts.append(f"import {name}={self.imported(name, {'__file__': path})}")
+            parts.append(f"import {name}={self.imported(name, {'__file__': path})}")
         found = _sha("|".join(parts))
         self._files[path] = found
         return found
@@ -490,7 +510,7 @@ class CodeFollower:
             # sys.modules["helpers"], importlib.import_module(name): any loaded module of
             # the workflow may be the one used
             parts.append(f"loaded-modules={self._loaded_local_modules()}")
-        if attributes & DYNAMIC_LOADERS or names & {"__import__"}:
+        if attributes & LOADERS or names & {"__import__"}:
             # importlib.import_module("methods." + x), a module loaded from a file path: one
             # not loaded yet may be any workflow Python file
             parts.append(f"local-python={self._local_python()}")
@@ -609,21 +629,24 @@ DYNAMIC_CODE = frozenset({"eval", "exec", "compile", "__import__"})
 DYNAMIC_MODULE_ATTRIBUTES = frozenset({"modules", "import_module", "reload", "find_spec"})
 """Attributes through which code reaches a module by a computed name (``sys.modules[...]``,
 ``importlib.import_module(...)``)."""
-DYNAMIC_LOADERS = frozenset(
+LOADERS = frozenset(
     {
         "import_module",
         "find_spec",
         "spec_from_file_location",
         "module_from_spec",
         "exec_module",
+        "load_module",
         "SourceFileLoader",
         "load_source",
         "run_path",
         "run_module",
+        "addsitedir",
     }
 )
-"""Attributes through which code loads a module by a computed name or from a file path: what
-it loads may not be loaded yet (every workflow Python file counts)."""
+"""Functions and methods that load a module by a computed name or from a file path (or add
+a folder to the import path): what they load may not be loaded yet, so every workflow Python
+file counts."""
 
 
 def _is_snakemake_object(value: Any) -> bool:

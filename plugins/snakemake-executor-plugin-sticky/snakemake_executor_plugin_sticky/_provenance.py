@@ -48,6 +48,7 @@ from ._codekey import (
     python_tree_digest,
     reduce_parts,
     sha256_hex,
+    source_imports,
 )
 
 WHOLE_CONFIG = "config"
@@ -339,27 +340,6 @@ class InputDigests:
         return _moded(self._cache[key], kept_mode(st.st_mode))
 
 
-_DYNAMIC_IMPORTS = frozenset(
-    {
-        "import_module",
-        "__import__",
-        "spec_from_file_location",
-        "run_path",
-        "run_module",
-        "SourceFileLoader",
-        "exec_module",
-        "load_module",
-        "exec",
-        "eval",
-        "compile",
-        "addsitedir",
-    }
-)
-"""Calls that import or run code by a name, path or text computed at run time (and any use
-of ``sys.path``): a source that makes one counts every workflow-local Python file
-(``module:*``), since which one it loads is unknown."""
-
-
 def script_search_folders(script_folder: Path, workflow_folders: list[str]) -> list[Path]:
     """Where a local ``script:`` job's imports are found, in Python's order: Snakemake hands
     the script its own ``sys.path`` (the folders of the Snakefile and of each included file
@@ -396,25 +376,16 @@ def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[st
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        names: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module.split(".")[0])
-            elif "*" not in found and (
-                isinstance(node, ast.Call)
-                and _call_name(node) in _DYNAMIC_IMPORTS
-                or _is_sys_path(node)
-            ):
-                # by position, not path: the same folders have other paths at another site
-                found["*"] = _sha(
-                    "\n".join(
-                        f"{i}={python_tree_digest(f)}"
-                        for i, f in enumerate(map(Path, search))
-                        if f.is_dir()
-                    )
+        names, dynamic = source_imports(tree)
+        if dynamic and "*" not in found:
+            # by position, not path: the same folders have other paths at another site
+            found["*"] = _sha(
+                "\n".join(
+                    f"{i}={python_tree_digest(f)}"
+                    for i, f in enumerate(map(Path, search))
+                    if f.is_dir()
                 )
+            )
         for name in sorted(names):
             for folder in search:
                 flat, package = folder / f"{name}.py", folder / name
@@ -431,29 +402,6 @@ def local_imports(source: str, search: list[Path], depth: int = 1000) -> dict[st
                             pending.append((py.read_text(errors="replace"), level - 1))
                     break
     return found
-
-
-_BUILTIN_ONLY = frozenset({"exec", "eval", "compile", "__import__"})
-"""Dynamic calls that count only as the builtin (``eval(text)``), not as a method of some
-object (``model.eval()``, ``re.compile(...)``)."""
-
-
-def _call_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return "" if func.attr in _BUILTIN_ONLY else func.attr
-    return getattr(func, "id", "")
-
-
-def _is_sys_path(node: ast.AST) -> bool:
-    """``sys.path`` (changed by the script: ``sys.path.insert(0, "lib")``, then imports from
-    a folder no static reading can name)."""
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "path"
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "sys"
-    )
 
 
 def _is_package(folder: Path) -> bool:

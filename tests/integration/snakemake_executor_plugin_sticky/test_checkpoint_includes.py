@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import snakemake_command
+from tests.integration.snakemake_executor_plugin_sticky.test_checkpoint_redteam import (
+    snakemake as run_snakemake,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -85,15 +87,7 @@ EDITS = {
 
 
 def snakemake(site: Path, store: "str | None") -> subprocess.CompletedProcess:
-    args = ["--sticky-checkpoints", store] if store else []
-    done = subprocess.run(
-        snakemake_command(*args, cores=1),
-        cwd=site,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_snakemake(site, 1, store)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     return done
 
