@@ -180,6 +180,7 @@ class RoundSelector:
         since the last round (validated and sized here; the scheduler plugin told, if it
         listens: ``jobs_became_ready``)."""
         s = self.scheduler
+        keep_restarted(getattr(s.workflow, "dag", None))
         for job in new:
             s.validate_job(job)
         if new:
@@ -230,6 +231,26 @@ class RoundSelector:
             for path in list(filterfalse(needed.__contains__, sizes)):
                 del sizes[path]
             self.pruned_at = len(sizes)
+
+
+def keep_restarted(dag: Any) -> None:
+    """Keep a job that ``--retries`` restarts through the DAG's next update.
+
+    Snakemake 9.27.1's ``JobScheduler._handle_error`` puts a job it restarts back into the
+    DAG's ready set but leaves it in the DAG's running set (``DAG._running``; only the
+    scheduler's own ``running`` forgets it). A checkpoint that finishes before the retry is
+    selected updates the DAG, which rebuilds the ready set without the jobs it believes are
+    running: the retry is lost, and the run ends "At least one job did not complete" with
+    retries left (any scheduler; whether a retry waits that long depends on ties and timing).
+    A job cannot be ready and running at once, so every job in both is such a retry, and it
+    leaves the running set here, in the round after its restart (before the next round
+    finishes jobs): O(running jobs) per round."""
+    running = getattr(dag, "_running", None)
+    ready = getattr(dag, "_ready_jobs", None)
+    if not running or not ready:
+        return
+    for job in [job for job in running if job in ready]:
+        running.discard(job)
 
 
 class RemainingJobs(Sequence[Any]):

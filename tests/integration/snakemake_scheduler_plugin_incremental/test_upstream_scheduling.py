@@ -169,6 +169,72 @@ def test_retried_jobs_reenter_the_plugins_loop(tmp_path, scheduler, retries):
     assert (LOOP_HANDED_BACK in output) == (scheduler == "incremental")
 
 
+RETRY_THROUGH_UPDATE = """
+import os
+rule all:
+    input: "bad.txt", "hog.txt", "agg.txt"
+rule pre:
+    output: "pre.txt"
+    shell: "touch {output}"
+rule hog:  # ready once pre is done; it takes tok before bad's retry (higher priority)
+    input: "pre.txt"
+    output: "hog.txt"
+    priority: 9
+    resources: tok=1
+    shell: "sleep 4; touch {output}"
+rule bad:  # fails its first attempt at 1 s, succeeds when retried
+    output: "bad.txt"
+    priority: 5
+    resources: tok=1
+    shell: "sleep 1; if [ ! -e _attempt1 ]; then touch _attempt1; exit 1; fi; touch {output}"
+checkpoint ck:  # finishes at 2 s, while the retry waits for tok: the DAG is updated
+    output: directory("ck")
+    shell: "sleep 2; mkdir -p {output}; touch {output}/a.txt"
+def agg_in(wc):
+    d = checkpoints.ck.get().output[0]
+    return expand(os.path.join(d, "{n}.txt"), n=glob_wildcards(os.path.join(d, "{n}.txt")).n)
+rule agg:
+    input: agg_in
+    output: "agg.txt"
+    shell: "cat {input} > {output}"
+"""
+
+
+def _retry_through_update(tmp_path: Path, scheduler: str) -> "tuple[int, str]":
+    (tmp_path / "Snakefile").write_text(RETRY_THROUGH_UPDATE)
+    proc = subprocess.run(
+        snakemake_command(
+            "--scheduler", scheduler, "--resources", "tok=1", "--retries", "1",
+            executor="local", cores=3,
+        ),
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert output.count("Trying to restart job") == 1, output[-3000:]
+    return proc.returncode, output
+
+
+def test_a_retry_waiting_through_a_checkpoints_update_runs(tmp_path):
+    """A job restarted by --retries waits (another job of higher priority holds the resource
+    it needs) while a checkpoint finishes and the DAG is updated: the incremental scheduler
+    runs the retry, which succeeds (Snakemake 9.27.1 leaves the restarted job in the DAG's
+    running set, and the update drops it from the ready set: ``_rounds.keep_restarted``)."""
+    rc, output = _retry_through_update(tmp_path, "incremental")
+    assert rc == 0, output[-3000:]
+    assert (tmp_path / "bad.txt").exists() and (tmp_path / "agg.txt").exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Snakemake 9.27.1 loses a retry that waits through a DAG update (the run ends "
+    "'At least one job did not complete'); an XPASS means Snakemake fixed it: "
+    "_rounds.keep_restarted can go",
+)
+def test_stock_greedy_runs_a_retry_waiting_through_a_checkpoints_update(tmp_path):
+    rc, output = _retry_through_update(tmp_path, "greedy")
+    assert rc == 0 and (tmp_path / "bad.txt").exists(), output[-3000:]
+
+
 KEEP_GOING = """
 rule all:
     input: expand("out/{i}.txt", i=range(12))

@@ -214,3 +214,18 @@ def test_the_loop_runs_only_where_it_was_written_for():
     changed = _loop_scheduler()
     type(changed.workflow.dag).finish = lambda self, job: None  # another Snakemake's DAG.finish
     assert not _rounds.loop_replaceable(changed)
+
+
+def test_a_restarted_job_leaves_the_dags_running_set_when_the_next_round_selects():
+    """Snakemake 9.27.1's _handle_error puts a restarted job back into the ready set and
+    leaves it in the DAG's running set, where a DAG update would skip it: the selection step
+    takes it out of the running set (a job in both is such a retry), and nothing else."""
+    retried, running, ready = _Job("retried"), _Job("running"), _Job("ready")
+    dag = SimpleNamespace(_running={retried, running}, _ready_jobs={retried, ready})
+    s = _Scheduler()
+    s.workflow.dag = dag
+    select = _rounds.RoundSelector(s)
+    select({retried, ready})
+    assert dag._running == {running}
+    assert dag._ready_jobs == {retried, ready}
+    _rounds.keep_restarted(SimpleNamespace())  # not a DAG Snakemake's way: nothing to do
