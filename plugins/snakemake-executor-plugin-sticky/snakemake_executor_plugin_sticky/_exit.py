@@ -225,7 +225,30 @@ def fresh_exit(
                 stream.flush()
         except Exception:  # noqa: BLE001 - a closed or broken stream: as at exit, go on
             pass
+    flush_c_streams()
     return ExitResult(leftover, flush_failed)
+
+
+def _c_fflush() -> Optional[Callable[[Any], Any]]:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).fflush  # looked up once: a call raises no audit event
+    except Exception:  # noqa: BLE001 - no C library to call (not POSIX)
+        return None
+
+
+_FFLUSH = _c_fflush()
+
+
+def flush_c_streams() -> None:
+    """C's ``exit()``, after the interpreter's: every C ``FILE`` stream flushed
+    (``fflush(NULL)``), so what a C or Fortran library wrote with ``fprintf`` to a file it
+    never closed reaches the file, as in a fresh job. A job's process never calls ``exit()``
+    (fork mode ends as ``os._exit``; direct mode's worker goes on): the stream stays open in
+    direct mode, its content written."""
+    if _FFLUSH is not None:
+        _FFLUSH(None)
 
 
 LATE_BUILTINS = ("open", "exit", "quit", "help", "copyright", "credits", "license")

@@ -546,12 +546,18 @@ class Isolation:
 
     def invocation_path(self, script: "Script") -> list[str]:
         """``sys.path`` as a fresh ``script:`` process has it once the preamble ran."""
-        searchpaths = script.searchpaths
+        return self.script_path(script.workdir, script.scriptdir, script.searchpaths)
+
+    def script_path(
+        self, workdir: str, scriptdir: Optional[str], searchpaths: Optional[list[str]]
+    ) -> list[str]:
+        """``sys.path`` of a fresh ``script:`` process in ``workdir`` whose script is in
+        ``scriptdir``, once the preamble appended ``searchpaths`` (None: worked out here)."""
         if searchpaths is None:
             from ._snakemake_compat import get_snakemake_searchpaths
 
-            searchpaths = [*get_snakemake_searchpaths(), *filter(None, [script.scriptdir])]
-        path = [os.path.join(script.workdir, ".snakemake", "scripts"), *self.base_path]
+            searchpaths = [*get_snakemake_searchpaths(), *filter(None, [scriptdir])]
+        path = [os.path.join(workdir, ".snakemake", "scripts"), *self.base_path]
         path += searchpaths
         if self.pip_deployments:
             path.append(self.pip_deployments)
@@ -571,6 +577,7 @@ class Isolation:
         from_os: tuple[Any, ...] = (),
         torch_threads: Optional[int] = None,
         names_used: Optional[dict[str, int]] = None,
+        state: Any = None,
     ) -> None:
         """The template process changed (``template`` was built; ``seeded``: the generators
         its build seeded with a fixed seed, ``from_os``: the generator objects it made from the
@@ -578,7 +585,7 @@ class Isolation:
         ``names_used``: how far it advanced the default-name counters, :mod:`._names`): a
         spare child forked before holds the old state, and direct mode's baseline is out of
         date."""
-        self.seeds.built(template, seeded, from_os)
+        self.seeds.built(template, seeded, from_os, state)
         self.names.built(template, names_used or {})
         if torch_threads is not None:
             self.torch_sized = True  # a fresh job's torch keeps the build's size

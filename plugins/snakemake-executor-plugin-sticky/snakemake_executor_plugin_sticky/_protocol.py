@@ -181,7 +181,9 @@ class InvocationDone:
     stopped and the next job gets a fresh one."""
     lost: Optional[str] = None
     """Fork mode: the invocation's process was killed from outside (why): the invocation is
-    requeued, as when a worker is lost; the worker itself is well."""
+    requeued, as when a worker is lost; the worker itself is well. With ``retire`` too: not
+    run, since what its template's build read or made changed after the last job (another
+    process's write): requeued for a fresh worker, this one stopped."""
     imported: list[str] = field(default_factory=list)
     """Fork mode: installed libraries the script imported that the template had not (each
     forked invocation imports them again)."""

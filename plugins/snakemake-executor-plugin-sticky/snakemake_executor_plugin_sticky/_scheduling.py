@@ -262,23 +262,37 @@ class StickyScheduler:
         return out + self._assign(now)
 
     def invocation_lost(
-        self, worker_id: str, invocation_id: int, now: float, reason: str
+        self,
+        worker_id: str,
+        invocation_id: int,
+        now: float,
+        reason: str,
+        retire: Optional[str] = None,
     ) -> list[Instruction]:
         """The process running the invocation (a fork-mode child) was killed from outside;
         the worker itself is well and takes work again. The invocation is requeued, as when
-        a worker is lost."""
+        a worker is lost. ``retire``: the worker did not run it, its template being out of
+        date (what its build read changed since the last job): the worker is stopped, and
+        the invocation gets a fresh one."""
         slot = self.workers.get(worker_id)
         if slot is not None and slot.current == invocation_id:
             slot.current = None
             slot.phase, slot.since = Phase.IDLE, now
+            if retire is not None:
+                slot.phase = Phase.STOPPING
+                self.retiring[slot.id] = frozenset({*slot.templates, slot.started_for})
+        stop = [StopWorker(slot.id, f"retired: {retire}")] if slot and retire is not None else []
         inv = self.invocations.get(invocation_id)
-        out = self._requeue(inv, worker_id, now, reason) if inv is not None else []
-        return out + self._assign(now)
+        # Not run (``retire``): not counted, as no job was lost. Each fresh worker runs its
+        # first job on what it just built, so requeues for this reason always make progress.
+        counted = retire is None
+        out = self._requeue(inv, worker_id, now, reason, counted) if inv is not None else []
+        return stop + out + self._assign(now)
 
     def _requeue(
-        self, inv: Invocation, worker_id: str, now: float, reason: str
+        self, inv: Invocation, worker_id: str, now: float, reason: str, counted: bool = True
     ) -> list[Instruction]:
-        inv.requeues += 1
+        inv.requeues += counted
         if inv.requeues > self.max_requeues:
             self.invocations.pop(inv.id)
             return [

@@ -343,12 +343,28 @@ class Seeds:
     def __init__(self) -> None:
         self.kept: dict[str, dict[str, Any]] = {}
         self.from_os: dict[str, list[Any]] = {}
+        self.in_state: dict[str, list[tuple[Any, Any]]] = {}
+        """The generator objects in the template's state (not from the OS), each with its
+        state as the build left it."""
 
-    def built(self, template: str, seeded: Collection[str], from_os: Collection[Any] = ()) -> None:
+    def built(
+        self,
+        template: str,
+        seeded: Collection[str],
+        from_os: Collection[Any] = (),
+        state: Any = None,
+    ) -> None:
         """``template`` was built (``seeded``: what its build seeded with a fixed seed;
-        ``from_os``: the generator objects it made from the OS): keep those
-        generators' states as the build left them."""
+        ``from_os``: the generator objects it made from the OS; ``state``: the state it
+        returned): keep those generators' states, and those of the generator objects in
+        ``state``, as the build left them."""
         self.from_os[template] = list(from_os)
+        reseeded = {id(_bits(o)) for o in from_os}
+        self.in_state[template] = [
+            (obj, saved)
+            for obj in generators_in(state)
+            if id(_bits(obj)) not in reseeded and (saved := _object_state(obj)) is not None
+        ]
         kept = self.kept[template] = {}
         for generator in GENERATORS:
             module = _module(generator)
@@ -365,6 +381,8 @@ class Seeds:
         kept = self.kept.get(template or "", {})
         for obj in self.from_os.get(template or "", ()):
             _reseed_object(obj)
+        for obj, saved in self.in_state.get(template or "", ()):
+            _set_object_state(obj, saved)  # a job in this process (direct mode) drew from it
         for generator in GENERATORS:
             module = _module(generator)
             if module is None:
@@ -396,4 +414,107 @@ def _reseed_object(obj: Any) -> None:
         else:  # random.Random
             obj.seed()
     except Exception:  # noqa: BLE001 - a generator that cannot be reseeded: as it is
+        pass
+
+
+STATE_WALK_LIMIT = 5000
+"""The most objects of a template's state looked at for generator objects."""
+
+_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), ModuleType, type)
+
+
+def generators_in(state: Any, depth: int = 4) -> list[Any]:
+    """The generator objects in a template's state: ``random.Random`` (and subclasses),
+    numpy's ``Generator``, bit generators and ``RandomState``, ``torch.Generator``; found in
+    dicts, lists, tuples and sets and in objects' attributes (``vars``, no properties run),
+    ``depth`` levels deep, at most :data:`STATE_WALK_LIMIT` objects. A fresh job builds its
+    template itself, so each starts where the build left it (what direct mode restores)."""
+    kinds = _generator_types()
+    found: list[Any] = []
+    seen: set[int] = set()
+    todo = [(state, 0)]
+    while todo and len(seen) < STATE_WALK_LIMIT:
+        obj, level = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        kind = type(obj)
+        if kinds and issubclass(kind, kinds):
+            found.append(obj)
+            continue
+        if issubclass(kind, _LEAVES) or level >= depth:
+            continue
+        if issubclass(kind, dict):
+            children = list(dict.values(obj))
+        elif issubclass(kind, (list, tuple, set, frozenset)):
+            children = list(obj)
+        elif callable(obj):  # a function, a class, a model (its parameters): not walked
+            continue
+        else:
+            try:
+                attrs = object.__getattribute__(obj, "__dict__")
+            except AttributeError:
+                continue
+            children = list(attrs.values()) if type(attrs) is dict else []
+        todo.extend((child, level + 1) for child in children)
+    return found
+
+
+def _generator_types() -> tuple[type, ...]:
+    kinds: list[type] = []
+    random_module = sys.modules.get("random")
+    if random_module is not None:
+        kinds.append(random_module.Random)
+    numpy_random = sys.modules.get("numpy.random")
+    for name in ("Generator", "BitGenerator", "RandomState"):
+        cls = getattr(numpy_random, name, None)
+        if isinstance(cls, type):
+            kinds.append(cls)
+    torch = sys.modules.get("torch")
+    cls = getattr(torch, "Generator", None)
+    if isinstance(cls, type):
+        kinds.append(cls)
+    return tuple(kinds)
+
+
+def _bits(obj: Any) -> Any:
+    """The bit generator under a numpy ``Generator`` or ``RandomState`` (the object itself
+    otherwise): what a reseed from the OS changes."""
+    for name in ("bit_generator", "_bit_generator"):
+        try:
+            found = getattr(obj, name, None)
+        except Exception:  # noqa: BLE001 - an object whose attribute lookup fails: itself
+            found = None
+        if found is not None:
+            return found
+    return obj
+
+
+def _object_state(obj: Any) -> Any:
+    """A generator object's state (a copy), or None where it cannot be read."""
+    try:
+        bit_generator = getattr(obj, "bit_generator", None)
+        if bit_generator is not None:  # numpy.random.Generator
+            return ("bit_generator", bit_generator.state)
+        if hasattr(obj, "get_state") and hasattr(obj, "set_state"):  # RandomState, torch
+            return ("get_state", obj.get_state())
+        if hasattr(obj, "state") and hasattr(obj, "seed_seq"):  # a numpy bit generator
+            return ("state", obj.state)
+        return ("getstate", obj.getstate())  # random.Random
+    except Exception:  # noqa: BLE001 - an unreadable generator: left as it is
+        return None
+
+
+def _set_object_state(obj: Any, saved: Any) -> None:
+    how, value = saved
+    try:
+        if how == "bit_generator":
+            obj.bit_generator.state = value
+        elif how == "get_state":
+            obj.set_state(value)
+        elif how == "state":
+            obj.state = value
+        else:
+            obj.setstate(value)
+    except Exception:  # noqa: BLE001 - a generator that cannot be set back: as it is
         pass

@@ -228,3 +228,15 @@ def describe(template: str, changed: list[str]) -> str:
         "(a fresh job builds its own: make such files in the job, or leave the build's as "
         "they are)"
     )
+
+
+def describe_stale(template: str, changed: list[str]) -> str:
+    """Why a job was not run on this worker: what its template's build made or used changed
+    after the last job, by another process (a job elsewhere, another rule's job)."""
+    shown = ", ".join(changed[:3])
+    if len(changed) > 3:
+        shown += f" and {len(changed) - 3} more"
+    return (
+        f"what the build of template {template!r} made or used on disk changed since its "
+        f"last job: {shown}; the job runs on a fresh worker, whose build reads it as it is now"
+    )

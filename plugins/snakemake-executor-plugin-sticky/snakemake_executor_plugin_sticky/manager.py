@@ -455,12 +455,20 @@ class Manager:
 
     def _finished(self, worker: WorkerProcess, done: InvocationDone, now: float) -> None:
         if done.lost is not None and done.invocation_id in self.inflight:
-            log.warning("sticky: an invocation's process on worker %s: %s", worker.id, done.lost)
+            if done.retire is not None:  # not run: its template was out of date
+                log.warning("sticky: worker %s: %s", worker.id, done.lost)
+                self.metrics.write("worker_retired", worker=worker.id, reason=done.retire)
+            else:
+                log.warning(
+                    "sticky: an invocation's process on worker %s: %s", worker.id, done.lost
+                )
             self.metrics.write(
                 "invocation_lost", id=done.invocation_id, worker=worker.id, reason=done.lost
             )
             self._apply(
-                self.scheduler.invocation_lost(worker.id, done.invocation_id, now, done.lost)
+                self.scheduler.invocation_lost(
+                    worker.id, done.invocation_id, now, done.lost, retire=done.retire
+                )
             )
             return
         entry = self.inflight.pop(done.invocation_id, None)

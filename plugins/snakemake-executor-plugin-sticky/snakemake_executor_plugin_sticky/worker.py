@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -59,7 +60,7 @@ from ._protocol import (
 )
 from ._seeds import SeedWatch
 from ._shell_prefix import apply as apply_prefix
-from ._template_files import BuildFiles
+from ._template_files import BuildFiles, describe_stale
 from ._template_files import describe as describe_file_changes
 from ._worker_env import building
 
@@ -277,6 +278,11 @@ class Worker:
         self.holder.looked_up = set()
         resolve_node_tmpdir(inv.snakemake)
         building = inv.template not in self.holder.states
+        stale = None if building else self.build_files.get(inv.template)
+        changed = stale.changed(frozenset()) if stale is not None else []
+        if changed:  # since the last job, by another process: a fresh build reads them anew
+            why = describe_stale(inv.template, changed)
+            return InvocationDone(inv.invocation_id, False, why, lost=why, retire=why)
         build_watch = None
         if building:  # the files a build writes: not any concurrent job's (checkpoints)
             self.isolation.before_build()
@@ -288,6 +294,7 @@ class Worker:
                 if building:
                     watches.enter_context(seeds)
                     watches.enter_context(names)
+                    watches.enter_context(self.script_import_path(inv))
                 _, built = self.holder.get(inv.template, inv.templates_file)
         except TemplateBuildError as e:
             if building:
@@ -303,6 +310,7 @@ class Worker:
                 tuple(seeds.from_os),
                 seeds.torch_threads,
                 names.used,
+                built.value,
             )
             if inv.isolation == "fork":
                 stop_restartable_threads()  # a progress bar's monitor (_hazards)
@@ -325,6 +333,20 @@ class Worker:
                     inv.template, {k: b.value for k, b in self.holder.states.items()}
                 )
         return self.files_checked(self.execute_script(inv))
+
+    @contextlib.contextmanager
+    def script_import_path(self, inv: Invoke) -> Iterator[None]:
+        """While a template builds: ``sys.path`` as the job's script has it, where a fresh
+        job builds it (``stickyinvoc.state`` in the script: Snakemake's folders and the
+        script's own, so a helper beside the script imports); the worker's own after."""
+        saved = sys.path[:]
+        sys.path[:] = self.isolation.script_path(
+            inv.workdir or os.getcwd(), inv.scriptdir, inv.searchpaths
+        )
+        try:
+            yield
+        finally:
+            sys.path[:] = saved
 
     def files_checked(self, done: InvocationDone) -> InvocationDone:
         """Retire this worker after a job that changed what a template's build made or

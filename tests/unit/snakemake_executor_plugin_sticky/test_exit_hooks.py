@@ -67,3 +67,27 @@ def test_moved_closed_or_dropped_template_files_are_named(tmp_path):
     assert any("was closed" in m for m in moved)
     reader.close()
     index.close()
+
+
+def test_c_streams_a_library_left_open_are_flushed_as_c_exit_does(tmp_path):
+    """A C library's fprintf to a file it never closed stays in its stdio buffer until C's
+    exit() flushes every stream; a job's process never calls exit(), so the job's end does
+    it (red team 25i's c_library_report_file_unflushed)."""
+    import ctypes
+
+    from snakemake_executor_plugin_sticky._exit import flush_c_streams
+
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.fprintf.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    report = tmp_path / "report.txt"
+    stream = libc.fopen(str(report).encode(), b"w")
+    try:
+        libc.fprintf(stream, b"processed 100 records\n")
+        assert report.read_bytes() == b""  # buffered in C
+        flush_c_streams()
+        assert report.read_bytes() == b"processed 100 records\n"
+    finally:
+        libc.fclose(stream)

@@ -366,6 +366,25 @@ def test_a_retired_worker_takes_no_more_work_and_a_fresh_one_starts_after_it_end
     assert connected(s, "w2", now=2.0) == [Dispatch("w2", 2)]
 
 
+def test_a_job_whose_templates_files_changed_since_the_last_runs_on_a_fresh_worker():
+    """What the template's build read changed after the worker's last job (another rule's
+    job rewrote it: red team 25i's active_learning_template_reader): the worker does not run
+    the job; it is stopped, and the job is requeued, first in line, for a fresh worker whose
+    build reads the file as it is now."""
+    s = StickyScheduler(max_workers=1)
+    s.submit(1, "tagger", 0.0)
+    connected(s, "w1")
+    s.state_built("w1", "tagger")
+    assert s.invocation_done("w1", 1, 1.0) == []
+    assert s.submit(2, "tagger", 2.0) == [Dispatch("w1", 2)]
+    out = s.invocation_lost("w1", 2, 2.1, "labels.tsv changed", retire="labels.tsv changed")
+    assert out == [StopWorker("w1", "retired: labels.tsv changed"), Requeue(2, "w1")]
+    assert s.workers["w1"].phase is Phase.STOPPING
+    assert s.invocations[2].requeues == 0  # not run, not lost: not counted
+    assert s.worker_exited("w1", 2.5) == [StartWorker("w2", "tagger")]
+    assert connected(s, "w2", now=3.0) == [Dispatch("w2", 2)]
+
+
 def llm_retired(max_workers: int) -> StickyScheduler:
     """A scheduler whose worker w1 of "llm" was retired after its job, with a second "llm"
     invocation waiting for w1's process to end."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snakemake_executor_plugin_sticky._seeds import GENERATORS, Seeds, SeedWatch
+from snakemake_executor_plugin_sticky._seeds import GENERATORS, Seeds, SeedWatch, generators_in
 
 
 @pytest.fixture(autouse=True)
@@ -254,3 +254,63 @@ def test_a_watched_module_is_looked_at_until_its_import_finished(monkeypatch):
         assert replacement.seed.__name__ == "watched"
         replacement.seed(3)
     assert watch.seeded == {"fakegen"}
+
+
+def test_the_generator_objects_in_a_templates_state_start_each_job_where_the_build_left_them():
+    """Direct mode runs every job in the worker: a fixed-seed generator object the template
+    returned (spawned from a SeedSequence, seeded with a string, held by an object) would go
+    on from the last job's draws, where a fresh job's own build starts it afresh (red team
+    25i's seedsequence_and_string_seeds); one made from the OS is reseeded, not put back."""
+    torch = pytest.importorskip("torch")
+
+    class Holder:
+        def __init__(self) -> None:
+            self.rng = np.random.default_rng(3)
+
+    from_os = np.random.default_rng()
+    state = {
+        "streams": [np.random.default_rng(s) for s in np.random.SeedSequence(123).spawn(2)],
+        "named": random.Random("experiment-A"),
+        "held": Holder(),
+        "legacy": np.random.RandomState(5),
+        "torch": torch.Generator().manual_seed(4),
+        "bits": np.random.PCG64(9),
+        "from_os": from_os,
+        "not_a_generator": [np.zeros(3), random, "text"],
+    }
+    assert len(generators_in(state)) == 8
+
+    def draws() -> tuple:
+        return (
+            state["streams"][1].random(),
+            state["named"].random(),
+            state["held"].rng.random(),
+            state["legacy"].rand(),
+            torch.rand(1, generator=state["torch"]).item(),
+            state["bits"].random_raw(),
+        )
+
+    seeds = Seeds()
+    seeds.built("t", set(), [from_os], state)
+    first, os_first = draws(), from_os.random()
+    seeds.start("t")
+    assert draws() == first
+    seeds.start("t")
+    assert from_os.random() != os_first or from_os.random() != os_first  # reseeded, not put back
+
+
+def test_generator_objects_the_build_made_from_the_os_are_not_put_back():
+    """A ``RandomState()`` or ``Generator(PCG64())`` made from the OS is reseeded per job (its
+    bit generator is what the watch found): putting its state back would repeat its draws in
+    every job (red team round 1's state_unseeded_generator_objects); a fixed one is put back."""
+    with SeedWatch() as watch:
+        state = {
+            "legacy_os": np.random.RandomState(),
+            "wrapped_os": np.random.Generator(np.random.PCG64()),
+            "made_os": np.random.default_rng(),
+            "named_os": random.Random(),
+            "legacy_fixed": np.random.RandomState(3),
+        }
+    seeds = Seeds()
+    seeds.built("t", watch.seeded, watch.from_os, state)
+    assert [obj for obj, _ in seeds.in_state["t"]] == [state["legacy_fixed"]]

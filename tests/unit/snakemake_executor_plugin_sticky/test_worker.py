@@ -115,6 +115,50 @@ def test_a_job_that_changes_what_the_build_created_retires_its_worker(worker, tm
     assert reason is not None and f"{scratch} (changed)" in reason and "template 'm'" in reason
 
 
+def test_a_job_after_another_process_changed_what_the_build_read_is_not_run(worker, tmp_path):
+    """Another rule's job rewrote a table the template's build read, after the worker's last
+    job: the next job is not run on the state built from the old table (red team 25i's
+    active_learning_template_reader); it comes back lost and retiring, for a fresh worker."""
+    table = tmp_path / "labels.tsv"
+    table.write_text("a\n")
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from stickyinvoc import template\n"
+        "import pathlib\n"
+        f"@template('m')\ndef m():\n"
+        f"    return {{'labels': pathlib.Path({str(table)!r}).read_text()}}\n"
+    )
+    script = "import stickyinvoc\nst = stickyinvoc.state(snakemake)\n"
+    assert worker.run(invoke(path, script, 1)).ok
+    table.write_text("a\nb\n")  # by another process, between the jobs
+    done = worker.run(invoke(path, script + "raise SystemExit('must not run')\n", 2))
+    assert not done.ok and done.lost is not None and done.retire == done.lost
+    assert f"{table} (changed)" in done.lost and "template 'm'" in done.lost
+
+
+def test_a_template_builds_with_the_scripts_import_path(worker, tmp_path):
+    """A fresh job builds its template inside its script, whose sys.path ends with the
+    script's folder: a helper module there imports while the template builds (red team 25i's
+    template_imports_helper_beside_scripts); the worker's own path is back after it."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "helper_25i_unit.py").write_text("VALUE = 'beside the script'\n")
+    path = tmp_path / "sticky_templates.py"
+    path.write_text(
+        "from stickyinvoc import template\n"
+        "@template('m')\ndef m():\n    import helper_25i_unit\n"
+        "    return {'value': helper_25i_unit.VALUE}\n"
+    )
+    before = list(__import__("sys").path)
+    inv = dataclasses.replace(invoke(path, "pass\n"), scriptdir=str(scripts), searchpaths=None)
+    try:
+        assert worker.run(inv).ok, worker.conn.sent
+        assert worker.holder.states["m"].value["value"] == "beside the script"
+        assert __import__("sys").path == before
+    finally:
+        __import__("sys").modules.pop("helper_25i_unit", None)
+
+
 def test_a_stopping_worker_names_what_its_teardowns_wrote(worker, tmp_path, monkeypatch):
     """A retired worker tears down while other jobs may run: what its teardown writes is
     reported as a worker's (checkpoints must not blame a non-sticky job for it)."""
