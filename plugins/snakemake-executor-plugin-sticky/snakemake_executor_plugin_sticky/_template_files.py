@@ -216,12 +216,18 @@ def _within(path: str, roots: Collection[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
-def describe(template: str, changed: list[str]) -> str:
-    """The retire reason for a job that changed files a template's build made or used
-    (``template``: which one, where known)."""
+def _shown(changed: list[str]) -> str:
+    """The first three changed paths, and how many more."""
     shown = ", ".join(changed[:3])
     if len(changed) > 3:
         shown += f" and {len(changed) - 3} more"
+    return shown
+
+
+def describe(template: str, changed: list[str]) -> str:
+    """The retire reason for a job that changed files a template's build made or used
+    (``template``: which one, where known)."""
+    shown = _shown(changed)
     whose = f"the build of template {template!r}" if template else "a template's build"
     return (
         f"the job changed what {whose} made or used on disk: {shown} "
@@ -233,9 +239,7 @@ def describe(template: str, changed: list[str]) -> str:
 def describe_stale(template: str, changed: list[str]) -> str:
     """Why a job was not run on this worker: what its template's build made or used changed
     after the last job, by another process (a job elsewhere, another rule's job)."""
-    shown = ", ".join(changed[:3])
-    if len(changed) > 3:
-        shown += f" and {len(changed) - 3} more"
+    shown = _shown(changed)
     return (
         f"what the build of template {template!r} made or used on disk changed since its "
         f"last job: {shown}; the job runs on a fresh worker, whose build reads it as it is now"

@@ -1,6 +1,7 @@
 """The worker's invocation path, in-process: template states, script execution, errors."""
 
 import dataclasses
+import sys
 import types
 from pathlib import Path
 
@@ -149,14 +150,14 @@ def test_a_template_builds_with_the_scripts_import_path(worker, tmp_path):
         "@template('m')\ndef m():\n    import helper_25i_unit\n"
         "    return {'value': helper_25i_unit.VALUE}\n"
     )
-    before = list(__import__("sys").path)
+    before = list(sys.path)
     inv = dataclasses.replace(invoke(path, "pass\n"), scriptdir=str(scripts), searchpaths=None)
     try:
         assert worker.run(inv).ok, worker.conn.sent
         assert worker.holder.states["m"].value["value"] == "beside the script"
-        assert __import__("sys").path == before
+        assert sys.path == before
     finally:
-        __import__("sys").modules.pop("helper_25i_unit", None)
+        sys.modules.pop("helper_25i_unit", None)
 
 
 def test_a_stopping_worker_names_what_its_teardowns_wrote(worker, tmp_path, monkeypatch):
