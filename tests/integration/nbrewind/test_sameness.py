@@ -12,7 +12,7 @@ from typing import Any, Optional
 import nbformat
 import pytest
 
-from .conftest import execute, executed, make_notebook, outputs
+from .conftest import execute, executed, make_notebook, outputs, stdout
 
 pytestmark = pytest.mark.integration
 
@@ -228,4 +228,4 @@ def test_restoring_does_not_import_modules_the_re_executed_cells_do_not_use(tmp_
     assert executed(nb) == {"# Parameters", "x = alpha * 2", "print(alpha, x)"}
     records = [c.metadata["nbrewind"] for c in nb.cells if c.cell_type == "code"]
     assert all(r.get("loaded") == [] for r in records if r["status"] == "executed")
-    assert nb.cells[-1].outputs[0]["text"] == "2 4\n"
+    assert stdout(nb.cells[-1]) == "2 4\n"

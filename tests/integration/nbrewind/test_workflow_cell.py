@@ -118,6 +118,7 @@ def test_workflow_cell_records_outputs_and_reruns_only_changed_jobs(tmp_path):
         'shout = text + "!"',
     }
     shout = [c for c in nb.cells if c.source.startswith("shout")][0]
-    assert shout.outputs[0]["text"] == "GOODBYE!\n"
+    # ipykernel may send one print as two stream messages (its flush timer); nbclient keeps both
+    assert printed(shout) == "GOODBYE!\n"
     final = nbformat.read(str(site_b / "changed.ipynb"), as_version=4)
     assert final.metadata["nbrewind"]["cells"] == {"executed": 5, "restored": 2}
