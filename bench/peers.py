@@ -28,6 +28,15 @@ sticky over dask and over the limit. Goal (issue 29): sticky <= dask and <= 1.3x
     python bench/peers.py                 # 200, 600, 6,000 claims, 2 rounds
     python bench/peers.py --quick         # 40 and 120 claims, 1 round, about a minute
     python bench/peers.py --sizes 200 600 --rounds 3 --systems sticky dask limit
+    python bench/peers.py --floor         # + sticky's floor variants: peers_floor.json
+
+``--floor`` adds three sticky variants that say where sticky's time goes (never shipped as
+settings): **sticky_queued**, ``-j 4 --sticky-max-workers 2`` (Snakemake hands out two jobs
+per worker, so a worker finds its next job queued when it replies: Snakemake's round trip is
+off its path); **floor**, the shipped command with ``bench/_floor/sitecustomize.py`` on its
+``PYTHONPATH`` (the workers inherit it), which execs every job after a worker's first bare
+(no snapshot, fresh exit, restore or check: what no cut of the worker's own work can go
+below); **floor_queued**, both.
 """
 
 import argparse
@@ -57,16 +66,23 @@ from scale_claims import (  # noqa: E402
 sys.path.pop(0)
 
 SYSTEMS = ("sticky", "dask", "ray", "limit")
+FLOOR_SYSTEMS = ("sticky_queued", "floor", "floor_queued")
+FLOOR_PATH = Path(__file__).parent / "_floor"  # its sitecustomize.py: measurement only
 MODULES = {"dask": "distributed", "ray": "ray"}
 GOAL_OVER_LIMIT = 1.3
 
 
-def sticky_cmd(n: int, table: str, target: list[str]) -> list[str]:
+def sticky_cmd(n: int, table: str, target: list[str], queued: bool = False) -> list[str]:
+    jobs = ["-j", "4", "--sticky-max-workers", "2"] if queued else ["-j", "2"]
     return [
         sys.executable, "-m", "snakemake", *target,
         "--config", f"claims={table}", f"n_claims={n}", "batch_size=1",
-        *STICKY, *RATE, "-j", "2", "--nocolor", "--quiet", "rules",
+        *STICKY, *RATE, *jobs, "--nocolor", "--quiet", "rules",
     ]  # fmt: skip
+
+
+def is_sticky(system: str) -> bool:
+    return system == "sticky" or system in FLOOR_SYSTEMS
 
 
 def run_once(system: str, wd: Path, table: str, ids: list[str], timeout: float) -> float:
@@ -76,8 +92,13 @@ def run_once(system: str, wd: Path, table: str, ids: list[str], timeout: float) 
         shutil.rmtree(wd / folder, ignore_errors=True)
     if system == "limit":
         return run_loop(wd, wd / table, ids, 2)
-    if system == "sticky":
-        cmd = sticky_cmd(len(ids), table, ["all", "--until", "verify"])
+    env = None
+    if is_sticky(system):
+        cmd = sticky_cmd(len(ids), table, ["all", "--until", "verify"], system.endswith("queued"))
+        if system.startswith("floor"):
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(FLOOR_PATH), os.environ.get("PYTHONPATH")])
+            )}  # fmt: skip
     else:
         ids_file = wd / "peer_ids.txt"
         ids_file.write_text("\n".join(ids) + "\n")
@@ -87,7 +108,7 @@ def run_once(system: str, wd: Path, table: str, ids: list[str], timeout: float) 
         ]  # fmt: skip
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         sys.exit(f"peers: {system} at {len(ids)} claims timed out after {timeout:.0f} s")
     seconds = time.perf_counter() - start
@@ -97,7 +118,9 @@ def run_once(system: str, wd: Path, table: str, ids: list[str], timeout: float) 
 
 
 def verdicts_of(system: str, wd: Path) -> dict[str, str]:
-    folder = {"sticky": "results/verdicts", "limit": "loop_out"}.get(system, "peer_out")
+    if is_sticky(system):
+        return read_verdicts(sorted((wd / "results" / "verdicts").glob("*.tsv")))
+    folder = {"limit": "loop_out"}.get(system, "peer_out")
     return read_verdicts(sorted((wd / folder).glob("*.tsv")))
 
 
@@ -114,9 +137,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="40 and 120 claims, 1 round")
     parser.add_argument("--sizes", type=int, nargs="+", default=None)
     parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
+    parser.add_argument(
+        "--systems", nargs="+", choices=SYSTEMS + FLOOR_SYSTEMS, default=list(SYSTEMS)
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="add sticky_queued, floor and floor_queued; write bench/results/peers_floor.json",
+    )
     args = parser.parse_args()
+    if args.floor:
+        args.systems = [*args.systems, *(s for s in FLOOR_SYSTEMS if s not in args.systems)]
     sizes = sorted(args.sizes or ([40, 120] if args.quick else [200, 600, 6000]))
     rounds = args.rounds or (1 if args.quick else 2)
     systems, missing = [], {}
@@ -183,9 +215,10 @@ def main() -> None:
     ratios: dict[str, dict[str, float]] = {}
     for n in sizes:
         row = ratios[str(n)] = {}
-        for peer in systems:
-            if peer != "sticky" and "sticky" in medians:
-                row[f"sticky_over_{peer}"] = round(medians["sticky"][n] / medians[peer][n], 3)
+        for variant in (s for s in systems if is_sticky(s)):
+            for peer in ("dask", "ray", "limit"):
+                if peer in medians:
+                    row[f"{variant}_over_{peer}"] = round(medians[variant][n] / medians[peer][n], 3)
     result["ratios"] = ratios
     result["goal"] = f"sticky <= dask and <= {GOAL_OVER_LIMIT}x limit at 600 and 6000 claims"
     if "sticky" in medians:
@@ -204,7 +237,7 @@ def main() -> None:
     ))  # fmt: skip
     print(f"ratios: {ratios}")
     print(f"verdicts identical to the limit loop's: {not mismatched}")
-    path = write_result("peers", result)
+    path = write_result("peers_floor" if args.floor else "peers", result)
     print(f"written: {path}")
     shutil.rmtree(wd / "results" / "verdicts", ignore_errors=True)
     if os.environ.get("PEERS_KEEP") != "1":

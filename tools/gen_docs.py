@@ -208,6 +208,12 @@ BENCHMARKS = {
         "unit of work, on sticky, a Dask `LocalCluster` with a `WorkerPlugin`, Ray actors and "
         "the limit loop, interleaved; totals and marginal cost per claim. See [Scale](scale.md)."
     ),
+    "peers_floor": (
+        "`python bench/peers.py --floor [--sizes N ...]`: the peers run with three sticky "
+        "variants that locate sticky's cost: Snakemake handing out two jobs per worker "
+        "(`sticky_queued`), the workers' isolation skipped (`floor`, measurement only, never "
+        "shipped), and both (`floor_queued`). See [Scale](scale.md)."
+    ),
     "shadho": (
         "`python bench/shadho.py [--quick] [--slurm]`: SHADHO against an asynchronous "
         "hardware-agnostic scheduler, the barrier baseline, plain hyperopt TPE and Optuna's TPE, "

@@ -22,3 +22,14 @@ def test_the_sticky_run_is_the_shipped_setup_at_one_claim_per_invocation():
         assert cmd[j : j + 2] == option
     assert cmd[cmd.index("--max-jobs-per-timespan") + 1] == "100000/1s"
     assert not any("isolation" in part for part in cmd)  # the workflow's own mode
+
+
+def test_the_queued_variant_hands_out_two_jobs_per_worker_and_nothing_else_changes():
+    plain = peers.sticky_cmd(600, "t.tsv", ["all"])
+    queued = peers.sticky_cmd(600, "t.tsv", ["all"], queued=True)
+    j = queued.index("-j")
+    assert queued[j : j + 4] == ["-j", "4", "--sticky-max-workers", "2"]
+    assert plain[j : j + 2] == ["-j", "2"]
+    assert queued[:j] == plain[:j] and queued[j + 4 :] == plain[j + 2 :]
+    assert all(peers.is_sticky(s) for s in ("sticky", *peers.FLOOR_SYSTEMS))
+    assert not any(peers.is_sticky(s) for s in ("dask", "ray", "limit"))
