@@ -343,9 +343,9 @@ class Seeds:
     def __init__(self) -> None:
         self.kept: dict[str, dict[str, Any]] = {}
         self.from_os: dict[str, list[Any]] = {}
-        self.in_state: dict[str, list[tuple[Any, Any]]] = {}
-        """The generator objects in the template's state (not from the OS), each with its
-        state as the build left it."""
+        self.in_state: dict[str, list[tuple[Any, Callable[[], Any]]]] = {}
+        """The generator objects in the template's state (not from the OS), each with the
+        call that puts back its state as the build left it."""
 
     def built(
         self,
@@ -361,9 +361,9 @@ class Seeds:
         self.from_os[template] = list(from_os)
         reseeded = {id(_bits(o)) for o in from_os}
         self.in_state[template] = [
-            (obj, saved)
+            (obj, restore)
             for obj in generators_in(state)
-            if id(_bits(obj)) not in reseeded and (saved := _object_state(obj)) is not None
+            if id(_bits(obj)) not in reseeded and (restore := _state_restorer(obj)) is not None
         ]
         kept = self.kept[template] = {}
         for generator in GENERATORS:
@@ -381,8 +381,11 @@ class Seeds:
         kept = self.kept.get(template or "", {})
         for obj in self.from_os.get(template or "", ()):
             _reseed_object(obj)
-        for obj, saved in self.in_state.get(template or "", ()):
-            _set_object_state(obj, saved)  # a job in this process (direct mode) drew from it
+        for _, restore in self.in_state.get(template or "", ()):
+            try:  # a job in this process (direct mode) drew from it
+                restore()
+            except Exception:  # noqa: BLE001 - a generator that cannot be set back: as it is
+                pass
         for generator in GENERATORS:
             module = _module(generator)
             if module is None:
@@ -490,31 +493,21 @@ def _bits(obj: Any) -> Any:
     return obj
 
 
-def _object_state(obj: Any) -> Any:
-    """A generator object's state (a copy), or None where it cannot be read."""
+def _state_restorer(obj: Any) -> Optional[Callable[[], Any]]:
+    """A call that puts a generator object's state back as it is now (None where it
+    cannot be read)."""
     try:
         bit_generator = getattr(obj, "bit_generator", None)
         if bit_generator is not None:  # numpy.random.Generator
-            return ("bit_generator", bit_generator.state)
+            state = bit_generator.state
+            return lambda: setattr(bit_generator, "state", state)
         if hasattr(obj, "get_state") and hasattr(obj, "set_state"):  # RandomState, torch
-            return ("get_state", obj.get_state())
+            state = obj.get_state()
+            return lambda: obj.set_state(state)
         if hasattr(obj, "state") and hasattr(obj, "seed_seq"):  # a numpy bit generator
-            return ("state", obj.state)
-        return ("getstate", obj.getstate())  # random.Random
+            state = obj.state
+            return lambda: setattr(obj, "state", state)
+        state = obj.getstate()  # random.Random
+        return lambda: obj.setstate(state)
     except Exception:  # noqa: BLE001 - an unreadable generator: left as it is
         return None
-
-
-def _set_object_state(obj: Any, saved: Any) -> None:
-    how, value = saved
-    try:
-        if how == "bit_generator":
-            obj.bit_generator.state = value
-        elif how == "get_state":
-            obj.set_state(value)
-        elif how == "state":
-            obj.state = value
-        else:
-            obj.setstate(value)
-    except Exception:  # noqa: BLE001 - a generator that cannot be set back: as it is
-        pass
